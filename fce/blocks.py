@@ -1,0 +1,289 @@
+"""Segment a parsed page into the tree of blocks of the FastCE paper (§I–III).
+
+A block is the part of a page between an opening block-level tag and its closing tag. Every block has
+
+* its **traversal path** ``HTML.BODY.TABLE.TR.P``: the tags of the enclosing blocks from the root (§III);
+* its **own text**: the text of the block with the text of its sub-blocks removed (the paper's Figure 3);
+* its **position** in document order (``index``: blocks are numbered in the order their opening tags appear);
+* its parts in document order (own text pieces interleaved with sub-block indices), so the text of a block *with*
+  its sub-blocks can be rebuilt in the original order — the point of FastCE over ContentExtractor.
+
+An *atomic* block has no sub-block. ``<head>``, scripts, styles and similar non-content carry no text, but are counted
+(``n_scripts``, …) as ContentExtractor's feature vector asks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from lxml import etree
+
+from fce.parse import Page
+
+__all__ = [
+    "BLOCK_TAGS",
+    "INLINE_BLOCK_TAGS",
+    "PAPER_BLOCK_TAGS",
+    "SKIPPED_TAGS",
+    "Block",
+    "BlockTree",
+    "blocks_of",
+    "join_pieces",
+    "segment",
+]
+
+#: The block-level tags the FastCE paper names (§I, after Debnath et al. [11]).
+PAPER_BLOCK_TAGS = frozenset({"table", "tr", "hr", "ul", "p", "span", "div"})
+
+#: The tags that delimit blocks in fce: the paper's seven, the document roots (paths start ``HTML.BODY``), and the
+#: block-level containers of later HTML that play the same role (cells, list items, headings, HTML5 sections).
+#: Without TD/LI/H1… a modern page collapses into a few huge DIV blocks whose own text mixes content and noise.
+BLOCK_TAGS = PAPER_BLOCK_TAGS | frozenset(
+    {
+        "html", "body",
+        "td", "th", "thead", "tbody", "tfoot", "caption",
+        "ol", "li", "dl", "dt", "dd",
+        "h1", "h2", "h3", "h4", "h5", "h6",
+        "article", "section", "main", "header", "footer", "nav", "aside",
+        "blockquote", "pre", "form", "fieldset", "figure", "figcaption", "address", "center",
+        "iframe", "frameset", "frame", "details", "summary", "menu",
+    }
+)  # fmt: skip
+
+#: Blocks whose text runs on inside the enclosing line (the paper's ``<span>`` inside a ``<p>``, Figure 1): their
+#: text is joined to their neighbours with a space, every other block boundary with a newline.
+INLINE_BLOCK_TAGS = frozenset({"span"})
+
+#: Elements whose text is never content. Their subtrees are skipped; the feature counters still see them.
+SKIPPED_TAGS = frozenset(
+    {"head", "script", "style", "noscript", "template", "svg", "math", "object", "embed", "select", "textarea",
+     "button", "map", "canvas", "audio", "video", "title", "meta", "link", "base"}
+)  # fmt: skip
+
+#: Elements that break a line inside a block.
+_LINE_BREAK_TAGS = frozenset({"br"})
+
+_WS = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One block of a page. ``parts`` interleaves own-text pieces (``str``) with sub-block indices (``int``)."""
+
+    index: int
+    path: str
+    tag: str
+    parent: int  # -1 for the root
+    depth: int
+    children: tuple[int, ...]
+    parts: tuple[str | int, ...]
+    text: str  # own text, whitespace collapsed
+    n_links: int = 0
+    n_images: int = 0
+    n_scripts: int = 0
+    n_forms: int = 0  # form fields: input, select, textarea, button
+    n_iframes: int = 0
+    link_chars: int = 0  # characters of own text inside <a>
+
+    @property
+    def is_atomic(self) -> bool:
+        return not self.children
+
+    @property
+    def inline(self) -> bool:
+        return self.tag in INLINE_BLOCK_TAGS
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class BlockTree:
+    """All blocks of one page in document order; ``blocks[0]`` is the root (``HTML``)."""
+
+    blocks: tuple[Block, ...]
+
+    def __len__(self) -> int:
+        return len(self.blocks)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.blocks)
+
+    def __getitem__(self, index: int) -> Block:
+        return self.blocks[index]
+
+    def descendants(self, index: int) -> Iterable[Block]:
+        """Sub-blocks of ``blocks[index]`` at any depth, in document order."""
+        # Blocks are numbered in pre-order, so a block's descendants are the contiguous run that follows it.
+        blocks = self.blocks
+        depth = blocks[index].depth
+        for j in range(index + 1, len(blocks)):
+            if blocks[j].depth <= depth:
+                break
+            yield blocks[j]
+
+    def subtree_end(self, index: int) -> int:
+        """One past the last descendant of ``blocks[index]`` (pre-order numbering makes subtrees contiguous)."""
+        blocks = self.blocks
+        depth = blocks[index].depth
+        j = index + 1
+        while j < len(blocks) and blocks[j].depth > depth:
+            j += 1
+        return j
+
+    def render(self, index: int, keep: Callable[[Block], bool] | None = None) -> str:
+        """Text of ``blocks[index]`` with its sub-blocks, in document order; sub-blocks for which ``keep`` is
+        false are left out (with their own sub-blocks). Lines are separated by ``\\n``."""
+        return join_pieces(self.pieces(index, keep))
+
+    def pieces(self, index: int, keep: Callable[[Block], bool] | None = None) -> list[str]:
+        out: list[str] = []
+        stack: list[str | int] = [index]
+        blocks = self.blocks
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                out.append(item)
+                continue
+            block = blocks[item]
+            if item != index and keep is not None and not keep(block):
+                continue
+            sep = " " if block.tag in INLINE_BLOCK_TAGS else "\n"
+            stack.append(sep)
+            stack.extend(reversed(block.parts))
+            stack.append(sep)
+        return out
+
+
+def join_pieces(pieces: Sequence[str]) -> str:
+    """Join text pieces, collapse runs of spaces within lines, drop empty lines."""
+    lines = "".join(pieces).split("\n")
+    return "\n".join(filter(None, (_WS.sub(" ", line).strip() for line in lines)))
+
+
+def _norm(text: str) -> str:
+    return _WS.sub(" ", text).strip()
+
+
+def blocks_of(page: Page) -> BlockTree:
+    """The block tree of ``page``, segmented on first use and cached on the page (segment once per page)."""
+    tree = page.cache.get("blocks")
+    if tree is None:
+        tree = page.cache["blocks"] = segment_element(page.root)
+    return tree
+
+
+def segment(page: Page) -> BlockTree:
+    """Segment ``page`` into its block tree (iteratively: nesting depth is bounded only by the parser)."""
+    return segment_element(page.root)
+
+
+def segment_element(root: object) -> BlockTree:
+    # Mutable per-block builders, frozen into Block values at the end.
+    paths: list[str] = []
+    tags: list[str] = []
+    parents: list[int] = []
+    depths: list[int] = []
+    parts: list[list[str | int]] = []
+    counts: list[list[int]] = []  # links, images, scripts, forms, iframes, link_chars
+    children: list[list[int]] = []
+
+    def open_block(tag: str, parent: int) -> int:
+        idx = len(paths)
+        upper = tag.upper()
+        paths.append(upper if parent < 0 else f"{paths[parent]}.{upper}")
+        tags.append(tag)
+        parents.append(parent)
+        depths.append(0 if parent < 0 else depths[parent] + 1)
+        parts.append([])
+        counts.append([0, 0, 0, 0, 0, 0])
+        children.append([])
+        if parent >= 0:
+            children[parent].append(idx)
+            parts[parent].append(idx)
+        return idx
+
+    current = open_block("html", -1)
+    block_stack: list[int] = []  # for every open element: the block that was current when it opened
+    link_depth = 0
+    walker = etree.iterwalk(root, events=("start", "end"))
+    first = True
+    for event, el in walker:
+        tag = el.tag
+        if not isinstance(tag, str):  # comments and processing instructions (if the parser kept them)
+            if event == "start":
+                walker.skip_subtree()
+                block_stack.append(current)
+            else:
+                block_stack.pop()
+                if el.tail:
+                    parts[current].append(el.tail)
+            continue
+        tag = tag.lower() if not tag.islower() else tag
+        if "}" in tag:  # XHTML namespaces: {http://www.w3.org/1999/xhtml}p → p
+            tag = tag.rsplit("}", 1)[1]
+        if event == "start":
+            block_stack.append(current)
+            if first:  # the document root is the HTML block opened above
+                first = False
+                if el.text:
+                    parts[current].append(el.text)
+                continue
+            if tag in SKIPPED_TAGS:
+                c = counts[current]
+                if tag == "script":
+                    c[2] += 1
+                elif tag in ("select", "textarea", "button"):
+                    c[3] += 1
+                elif tag in ("svg", "object", "embed", "canvas", "video", "audio"):
+                    c[1] += 1
+                walker.skip_subtree()
+                continue
+            if tag in BLOCK_TAGS:
+                current = open_block(tag, current)
+                if tag == "iframe":
+                    counts[current][4] += 1
+            elif tag == "a":
+                counts[current][0] += 1
+                link_depth += 1
+            elif tag == "img":
+                counts[current][1] += 1
+            elif tag == "input":
+                counts[current][3] += 1
+            elif tag in _LINE_BREAK_TAGS:
+                parts[current].append("\n")
+            if el.text:
+                parts[current].append(el.text)
+                if link_depth:
+                    counts[current][5] += len(el.text.strip())
+        else:
+            parent_block = block_stack.pop()
+            if tag == "a" and link_depth:
+                link_depth -= 1
+            current = parent_block
+            if el.tail and block_stack:
+                parts[current].append(el.tail)
+                if link_depth:
+                    counts[current][5] += len(el.tail.strip())
+    blocks = []
+    for i in range(len(paths)):
+        own = [p for p in parts[i] if isinstance(p, str)]
+        c = counts[i]
+        blocks.append(
+            Block(
+                index=i,
+                path=paths[i],
+                tag=tags[i],
+                parent=parents[i],
+                depth=depths[i],
+                children=tuple(children[i]),
+                parts=tuple(parts[i]),
+                text=_norm("".join(own)) if own else "",
+                n_links=c[0],
+                n_images=c[1],
+                n_scripts=c[2],
+                n_forms=c[3],
+                n_iframes=c[4],
+                link_chars=c[5],
+            )
+        )
+    return BlockTree(tuple(blocks))

@@ -1,0 +1,146 @@
+"""The preparation phase of FastCE (§III, Figure 4): learn a site template from 20–30 of its pages.
+
+1. segment every page into blocks (:mod:`fce.blocks`);
+2. run ContentExtractor over them (:mod:`fce.content_extractor`) to tell content blocks from noise;
+3. P = the paths of content blocks; store the distinct noise blocks whose path is in P.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+import numpy as np
+
+from fce.blocks import BlockTree, blocks_of
+from fce.content_extractor import CE_MIN_OCCURRENCE, CE_OCCURRENCE_FRACTION, ContentExtractor, block_counts
+from fce.errors import LearnError
+from fce.features import SIMILARITY_THRESHOLD, block_vectors, similar_pairs
+from fce.parse import Page
+from fce.template import LearnParams, NoiseBlock, Template
+
+__all__ = [
+    "MIN_PAGES",
+    "MIN_PATH_SUPPORT",
+    "RECOMMENDED_PAGES",
+    "RULES",
+    "TemplateLearner",
+]
+
+#: The paper learns from "between 20 to 30 web pages" (§IV). Fewer than this: a warning.
+RECOMMENDED_PAGES = 20
+
+#: Below this many usable pages nothing can be learned: a block's recurrence needs a few pages to be seen.
+MIN_PAGES = 3
+
+#: A path enters P when content blocks had it on at least this share of the learning pages. 0 is the paper's
+#: rule (any content block adds its path); see bench/README.md for the measured choice.
+MIN_PATH_SUPPORT = 0.0
+
+#: Detection rules: ``"paper"`` applies the three extraction rules of §III verbatim; ``"recursive"`` applies them
+#: again inside every sub-block B' that is kept, instead of keeping B' whole.
+RULES = ("paper", "recursive")
+
+
+def _version() -> str:
+    from fce import __version__
+
+    return __version__
+
+
+class TemplateLearner:
+    """Learn a :class:`~fce.template.Template` for one site (scikit-learn style: ``fit`` returns ``self``).
+
+    After :meth:`fit`: ``template_`` (the template), ``extractor_`` (the fitted ContentExtractor),
+    ``n_pages_``. Parameters are keyword-only and stored as given.
+    """
+
+    def __init__(
+        self,
+        site: str = "",
+        *,
+        similarity_threshold: float = SIMILARITY_THRESHOLD,
+        occurrence_fraction: float = CE_OCCURRENCE_FRACTION,
+        min_occurrence: int = CE_MIN_OCCURRENCE,
+        min_path_support: float = MIN_PATH_SUPPORT,
+        rules: str = "paper",
+    ) -> None:
+        self.site = site
+        self.similarity_threshold = similarity_threshold
+        self.occurrence_fraction = occurrence_fraction
+        self.min_occurrence = min_occurrence
+        self.min_path_support = min_path_support
+        self.rules = rules
+
+    def fit(self, pages: Sequence[Page] | Sequence[BlockTree]) -> TemplateLearner:
+        if self.rules not in RULES:
+            raise ValueError(f"rules must be one of {RULES}, not {self.rules!r}")
+        trees = [p if isinstance(p, BlockTree) else blocks_of(p) for p in pages]
+        usable = [t for t in trees if any(b.text for b in t.blocks)]
+        if len(usable) < MIN_PAGES:
+            raise LearnError(
+                f"{len(usable)} usable page(s) with text; at least {MIN_PAGES} are needed "
+                f"({RECOMMENDED_PAGES}–30 recommended)",
+                source=self.site or None,
+            )
+        ce = ContentExtractor(
+            similarity_threshold=self.similarity_threshold,
+            occurrence_fraction=self.occurrence_fraction,
+            min_occurrence=self.min_occurrence,
+        ).fit(usable)
+        n = len(usable)
+        content_support: Counter[str] = Counter()
+        known: Counter[str] = Counter()
+        for tree, mask in zip(usable, ce.is_content_, strict=True):
+            content_support.update({tree[i].path for i in np.flatnonzero(mask)})
+            known.update({b.path for b in tree.blocks if b.text})
+        need = max(1, math.ceil(self.min_path_support * n))
+        paths = {p: c for p, c in content_support.items() if c >= need}
+        noise = _distinct_noise(usable, ce.is_content_, paths, self.similarity_threshold)
+        self.extractor_ = ce
+        self.n_pages_ = n
+        self.template_ = Template(
+            site=self.site,
+            content_paths=paths,
+            noise_blocks=noise,
+            known_paths=dict(known),
+            n_pages=n,
+            params=LearnParams(
+                similarity_threshold=self.similarity_threshold,
+                occurrence_fraction=self.occurrence_fraction,
+                min_occurrence=self.min_occurrence,
+                min_path_support=self.min_path_support,
+                rules=self.rules,
+            ),
+            learned_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            fce_version=_version(),
+        )
+        return self
+
+
+def _distinct_noise(
+    trees: Sequence[BlockTree], is_content: Sequence[np.ndarray], paths: dict[str, int], threshold: float
+) -> tuple[NoiseBlock, ...]:
+    """Noise blocks on content paths, one representative per group of mutually similar blocks of a path."""
+    seen: dict[tuple[str, str, tuple[int, ...]], None] = {}
+    for tree, mask in zip(trees, is_content, strict=True):
+        for block in tree.blocks:
+            if block.text and not mask[block.index] and block.path in paths:
+                seen.setdefault((block.path, block.text, block_counts(block)), None)
+    candidates = sorted(seen)
+    if not candidates:
+        return ()
+    vectors = block_vectors([c[1] for c in candidates], [c[2] for c in candidates])
+    similar = similar_pairs(vectors, vectors, threshold)
+    kept: list[int] = []
+    covered = np.zeros(len(candidates), dtype=bool)
+    for i, (path, _, _) in enumerate(candidates):
+        if covered[i]:
+            continue
+        kept.append(i)
+        row = similar.indices[similar.indptr[i]:similar.indptr[i + 1]]
+        same_path = [j for j in row if candidates[j][0] == path]
+        covered[same_path] = True
+    return tuple(NoiseBlock(path=candidates[i][0], text=candidates[i][1], counts=candidates[i][2]) for i in kept)

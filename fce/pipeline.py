@@ -1,0 +1,114 @@
+"""The orchestrator: bytes → page → (template | fallback method) → :class:`~fce.extraction.Extraction`.
+
+:func:`extract` is the whole detection pipeline for one parsed page; :class:`Extractor` adds a template store and a
+per-site cache of compiled templates, for many pages in one call (the CLI's ``fce detect``).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from fce.detect import MIN_FIT, Detector
+from fce.errors import StoreFailure, TemplateNotFoundError
+from fce.extraction import Extraction
+from fce.learn import TemplateLearner
+from fce.methods import get_method
+from fce.parse import Page
+from fce.sites import normalize_site, site_of
+from fce.template import Template
+
+if TYPE_CHECKING:
+    from templates_store import TemplateStore
+
+__all__ = ["DEFAULT_FALLBACK", "Extractor", "extract", "learn_template"]
+
+#: The single-page method used when no template fits: Arias et al.'s text density (issue #2). Issue #3 measures
+#: every method; the choice is revisited there (see README, "Choosing the fallback").
+DEFAULT_FALLBACK = "density"
+
+#: Compiled templates kept per Extractor (an LRU): a batch touching more sites than this recompiles.
+TEMPLATE_CACHE_SIZE = 256
+
+
+def extract(
+    page: Page,
+    template: Template | Detector | None,
+    *,
+    site: str | None = None,
+    fallback: str | None = DEFAULT_FALLBACK,
+    min_fit: float = MIN_FIT,
+) -> Extraction:
+    """Extract the main content of ``page`` with ``template``; fall back to the method ``fallback`` when there is
+    no template, its fit score is below ``min_fit``, or it extracts nothing. ``fallback=None`` raises
+    :class:`~fce.errors.TemplateNotFoundError` instead of falling back when there is no template, and returns the
+    (possibly empty) template extraction otherwise."""
+    if template is None:
+        if fallback is None:
+            raise TemplateNotFoundError("no template for this site and no fallback allowed",
+                                        source=site or page.source)
+        return replace(get_method(fallback)(page), site=site, fallback_reason="no-template")
+    detector = template if isinstance(template, Detector) else Detector(template)
+    match = detector.match(page)
+    site = site or detector.template.site
+    if fallback is not None:
+        reason = "low-fit" if match.fit < min_fit else ("empty" if not match.blocks else None)
+        if reason is not None:
+            return replace(get_method(fallback)(page), site=site, fit=match.fit, fallback_reason=reason)
+    return Extraction.from_blocks(match.blocks, method="template", site=site, fit=match.fit)
+
+
+def learn_template(pages: Sequence[Page], site: str, **params: object) -> Template:
+    """Learn a template for ``site`` from its pages (see :class:`fce.learn.TemplateLearner` for ``params``)."""
+    return TemplateLearner(normalize_site(site), **params).fit(pages).template_  # type: ignore[arg-type]
+
+
+class Extractor:
+    """Detection over many pages with one store: one connection, one template load per site (LRU-cached)."""
+
+    def __init__(
+        self,
+        store: TemplateStore | None = None,
+        *,
+        fallback: str | None = DEFAULT_FALLBACK,
+        min_fit: float = MIN_FIT,
+    ) -> None:
+        self.store = store
+        self.fallback = fallback
+        self.min_fit = min_fit
+        if fallback is not None:
+            get_method(fallback)  # fail early on an unknown name
+        self._cache: OrderedDict[str, Detector | None] = OrderedDict()
+
+    def detector(self, site: str | None) -> Detector | None:
+        """The compiled template of ``site`` (None when there is none)."""
+        if site is None or self.store is None:
+            return None
+        if site in self._cache:
+            self._cache.move_to_end(site)
+            return self._cache[site]
+        self.prefetch([site])
+        return self._cache.get(site)
+
+    def prefetch(self, sites: Iterable[str | None]) -> None:
+        """Load the templates of several sites at once (one round trip on Redis)."""
+        from templates_store import StoreError
+
+        wanted = sorted({s for s in sites if s and s not in self._cache})
+        if not wanted or self.store is None:
+            return
+        try:
+            found = self.store.get_many(wanted)
+        except StoreError as exc:
+            raise StoreFailure(str(exc)) from None
+        for site in wanted:
+            record = found.get(site)
+            self._cache[site] = Detector(Template.from_json(record.payload, site=site)) if record else None
+            if len(self._cache) > TEMPLATE_CACHE_SIZE:
+                self._cache.popitem(last=False)
+
+    def extract(self, page: Page, *, site: str | None = None) -> Extraction:
+        site = site_of(page, site)
+        return extract(page, self.detector(site), site=site, fallback=self.fallback, min_fit=self.min_fit)

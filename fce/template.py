@@ -1,0 +1,141 @@
+"""The site template of FastCE (§III): content paths, the noise blocks that share them, and metadata.
+
+A :class:`Template` is a frozen value with a stable JSON form (:meth:`Template.to_json` sorts keys and orders every
+collection, so the same learning input gives byte-identical JSON). ``schema`` versions the JSON layout; a template
+of another schema is refused with :class:`~fce.errors.TemplateError`, never half-read.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from fce.errors import TemplateError
+
+__all__ = ["TEMPLATE_SCHEMA", "LearnParams", "NoiseBlock", "Template"]
+
+#: Version of the JSON layout. Bump on any incompatible change; readers refuse other versions.
+TEMPLATE_SCHEMA = 1
+
+
+@dataclass(frozen=True, slots=True)
+class NoiseBlock:
+    """A non-content block whose path is a content path (what detection compares extracted blocks against)."""
+
+    path: str
+    text: str
+    counts: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LearnParams:
+    """The parameters a template was learned with (stored in it, so detection applies the same ones)."""
+
+    similarity_threshold: float
+    occurrence_fraction: float
+    min_occurrence: int
+    min_path_support: float
+    rules: str
+
+
+@dataclass(frozen=True)
+class Template:
+    """What FastCE learns about one site.
+
+    ``content_paths`` maps each path of P to the number of learning pages on which a content block had it;
+    ``known_paths`` maps every text-bearing path seen while learning to its page count (used by the fit test);
+    ``noise_blocks`` are the distinct non-content blocks whose path is in P.
+    """
+
+    site: str
+    content_paths: dict[str, int]
+    noise_blocks: tuple[NoiseBlock, ...]
+    known_paths: dict[str, int]
+    n_pages: int
+    params: LearnParams
+    learned_at: str
+    schema: int = TEMPLATE_SCHEMA
+    fce_version: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __hash__(self) -> int:
+        return hash((self.site, self.learned_at, len(self.content_paths), len(self.noise_blocks)))
+
+    @cached_property
+    def path_set(self) -> frozenset[str]:
+        """P, the set of content paths."""
+        return frozenset(self.content_paths)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": self.schema,
+            "site": self.site,
+            "learned_at": self.learned_at,
+            "fce_version": self.fce_version,
+            "n_pages": self.n_pages,
+            "params": {
+                "similarity_threshold": self.params.similarity_threshold,
+                "occurrence_fraction": self.params.occurrence_fraction,
+                "min_occurrence": self.params.min_occurrence,
+                "min_path_support": self.params.min_path_support,
+                "rules": self.params.rules,
+            },
+            "content_paths": dict(sorted(self.content_paths.items())),
+            "known_paths": dict(sorted(self.known_paths.items())),
+            "noise_blocks": [
+                {"path": b.path, "text": b.text, "counts": list(b.counts)}
+                for b in sorted(self.noise_blocks, key=lambda b: (b.path, b.text, b.counts))
+            ],
+            "extra": dict(sorted(self.extra.items())),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, payload: str | bytes, *, site: str | None = None) -> Template:
+        """Read a template; ``site`` (when given) must match the stored one. Raises :class:`TemplateError`."""
+        name = site or "template"
+        try:
+            data = json.loads(payload)
+        except (ValueError, TypeError) as exc:
+            raise TemplateError(f"stored template is not valid JSON ({exc})", source=name) from None
+        if not isinstance(data, dict):
+            raise TemplateError("stored template is not a JSON object", source=name)
+        schema = data.get("schema")
+        if schema != TEMPLATE_SCHEMA:
+            raise TemplateError(
+                f"template schema {schema!r} is not supported (this fce reads schema {TEMPLATE_SCHEMA}); "
+                "learn the site again",
+                source=name,
+            )
+        try:
+            params = data["params"]
+            template = cls(
+                site=str(data["site"]),
+                content_paths={str(k): int(v) for k, v in data["content_paths"].items()},
+                noise_blocks=tuple(
+                    NoiseBlock(path=str(b["path"]), text=str(b["text"]), counts=tuple(int(c) for c in b["counts"]))
+                    for b in data["noise_blocks"]
+                ),
+                known_paths={str(k): int(v) for k, v in data["known_paths"].items()},
+                n_pages=int(data["n_pages"]),
+                params=LearnParams(
+                    similarity_threshold=float(params["similarity_threshold"]),
+                    occurrence_fraction=float(params["occurrence_fraction"]),
+                    min_occurrence=int(params["min_occurrence"]),
+                    min_path_support=float(params["min_path_support"]),
+                    rules=str(params["rules"]),
+                ),
+                learned_at=str(data["learned_at"]),
+                schema=int(schema),
+                fce_version=str(data.get("fce_version", "")),
+                extra=dict(data.get("extra") or {}),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise TemplateError(f"stored template is corrupt ({type(exc).__name__}: {exc})", source=name) from None
+        if site is not None and template.site != site:
+            raise TemplateError(f"stored template was learned for site {template.site!r}", source=name)
+        return template
