@@ -24,6 +24,8 @@ from fce.parse import Page
 
 __all__ = [
     "BLOCK_TAGS",
+    "DEFAULT_PATH_STYLE",
+    "PATH_STYLES",
     "INLINE_BLOCK_TAGS",
     "PAPER_BLOCK_TAGS",
     "SKIPPED_TAGS",
@@ -53,7 +55,9 @@ BLOCK_TAGS = PAPER_BLOCK_TAGS | frozenset(
 )  # fmt: skip
 
 #: Blocks whose text runs on inside the enclosing line (the paper's ``<span>`` inside a ``<p>``, Figure 1): their
-#: text is joined to their neighbours with a space, every other block boundary with a newline.
+#: text is joined to their neighbours as a browser renders it (the source's own spaces are kept, none added);
+#: every other block boundary starts a new line. Text pieces have their whitespace collapsed while segmenting, so
+#: the only line breaks are block boundaries and ``<br>``.
 INLINE_BLOCK_TAGS = frozenset({"span"})
 
 #: Elements whose text is never content. Their subtrees are skipped; the feature counters still see them.
@@ -66,6 +70,37 @@ SKIPPED_TAGS = frozenset(
 _LINE_BREAK_TAGS = frozenset({"br"})
 
 _WS = re.compile(r"\s+")
+_DIGITS = re.compile(r"\d+")
+
+#: How block paths are spelled. ``"paper"``: tag names only, ``HTML.BODY.TABLE.TR.P`` (FastCE §III).
+#: ``"qualified"``: each tag followed by its ``id`` and ``class`` names with digits removed, e.g.
+#: ``HTML.BODY.DIV[#main .story].P`` — the same traversal path, told apart where a page is built of nested DIVs
+#: (paths of plain tags cannot separate the article's DIV from the sidebar's; see bench/README.md for the gain).
+PATH_STYLES = ("paper", "qualified")
+DEFAULT_PATH_STYLE = "qualified"
+
+#: At most this many id/class names qualify a tag (long utility-class lists would make every path unique).
+MAX_PATH_NAMES = 3
+
+#: Class names that mark a transient state, not a role; left out of qualified paths.
+STATE_CLASSES = frozenset({"active", "selected", "current", "first", "last", "odd", "even", "open", "closed",
+                           "hidden", "show", "hide", "on", "off", "clearfix", "clear", "cf", "group"})
+
+
+def _qualifier(el: object) -> str:
+    names: list[str] = []
+    ident = el.get("id")  # type: ignore[attr-defined]
+    if ident:
+        ident = _DIGITS.sub("", ident).strip("-_ :").lower()
+        if ident:
+            names.append("#" + ident)
+    classes = el.get("class")  # type: ignore[attr-defined]
+    if classes:
+        for name in sorted(set(classes.split())):
+            name = _DIGITS.sub("", name).strip("-_").lower()
+            if name and name not in STATE_CLASSES and len(names) < MAX_PATH_NAMES:
+                names.append("." + name)
+    return f"[{' '.join(names)}]" if names else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +182,7 @@ class BlockTree:
             block = blocks[item]
             if item != index and keep is not None and not keep(block):
                 continue
-            sep = " " if block.tag in INLINE_BLOCK_TAGS else "\n"
+            sep = "" if block.tag in INLINE_BLOCK_TAGS else "\n"
             stack.append(sep)
             stack.extend(reversed(block.parts))
             stack.append(sep)
@@ -164,20 +199,24 @@ def _norm(text: str) -> str:
     return _WS.sub(" ", text).strip()
 
 
-def blocks_of(page: Page) -> BlockTree:
+def blocks_of(page: Page, path_style: str = DEFAULT_PATH_STYLE) -> BlockTree:
     """The block tree of ``page``, segmented on first use and cached on the page (segment once per page)."""
-    tree = page.cache.get("blocks")
+    key = f"blocks:{path_style}"
+    tree = page.cache.get(key)
     if tree is None:
-        tree = page.cache["blocks"] = segment_element(page.root)
+        tree = page.cache[key] = segment_element(page.root, path_style)
     return tree
 
 
-def segment(page: Page) -> BlockTree:
+def segment(page: Page, path_style: str = DEFAULT_PATH_STYLE) -> BlockTree:
     """Segment ``page`` into its block tree (iteratively: nesting depth is bounded only by the parser)."""
-    return segment_element(page.root)
+    return segment_element(page.root, path_style)
 
 
-def segment_element(root: object) -> BlockTree:
+def segment_element(root: object, path_style: str = DEFAULT_PATH_STYLE) -> BlockTree:
+    if path_style not in PATH_STYLES:
+        raise ValueError(f"path_style must be one of {PATH_STYLES}, not {path_style!r}")
+    qualified = path_style == "qualified"
     # Mutable per-block builders, frozen into Block values at the end.
     paths: list[str] = []
     tags: list[str] = []
@@ -187,9 +226,11 @@ def segment_element(root: object) -> BlockTree:
     counts: list[list[int]] = []  # links, images, scripts, forms, iframes, link_chars
     children: list[list[int]] = []
 
-    def open_block(tag: str, parent: int) -> int:
+    def open_block(tag: str, parent: int, el: object = None) -> int:
         idx = len(paths)
         upper = tag.upper()
+        if qualified and el is not None:
+            upper += _qualifier(el)
         paths.append(upper if parent < 0 else f"{paths[parent]}.{upper}")
         tags.append(tag)
         parents.append(parent)
@@ -216,7 +257,7 @@ def segment_element(root: object) -> BlockTree:
             else:
                 block_stack.pop()
                 if el.tail:
-                    parts[current].append(el.tail)
+                    parts[current].append(_WS.sub(" ", el.tail))
             continue
         tag = tag.lower() if not tag.islower() else tag
         if "}" in tag:  # XHTML namespaces: {http://www.w3.org/1999/xhtml}p → p
@@ -226,7 +267,7 @@ def segment_element(root: object) -> BlockTree:
             if first:  # the document root is the HTML block opened above
                 first = False
                 if el.text:
-                    parts[current].append(el.text)
+                    parts[current].append(_WS.sub(" ", el.text))
                 continue
             if tag in SKIPPED_TAGS:
                 c = counts[current]
@@ -239,7 +280,7 @@ def segment_element(root: object) -> BlockTree:
                 walker.skip_subtree()
                 continue
             if tag in BLOCK_TAGS:
-                current = open_block(tag, current)
+                current = open_block(tag, current, el)
                 if tag == "iframe":
                     counts[current][4] += 1
             elif tag == "a":
@@ -252,18 +293,20 @@ def segment_element(root: object) -> BlockTree:
             elif tag in _LINE_BREAK_TAGS:
                 parts[current].append("\n")
             if el.text:
-                parts[current].append(el.text)
+                text = _WS.sub(" ", el.text)
+                parts[current].append(text)
                 if link_depth:
-                    counts[current][5] += len(el.text.strip())
+                    counts[current][5] += len(text.strip())
         else:
             parent_block = block_stack.pop()
             if tag == "a" and link_depth:
                 link_depth -= 1
             current = parent_block
             if el.tail and block_stack:
-                parts[current].append(el.tail)
+                text = _WS.sub(" ", el.tail)
+                parts[current].append(text)
                 if link_depth:
-                    counts[current][5] += len(el.tail.strip())
+                    counts[current][5] += len(text.strip())
     blocks = []
     for i in range(len(paths)):
         own = [p for p in parts[i] if isinstance(p, str)]

@@ -60,6 +60,7 @@ class Detector:
         self.known = frozenset(template.known_paths)
         self.threshold = template.params.similarity_threshold
         self.recursive = template.params.rules == "recursive"
+        self.path_style = template.params.path_style
         by_path: dict[str, list[int]] = defaultdict(list)
         for i, nb in enumerate(template.noise_blocks):
             by_path[nb.path].append(i)
@@ -84,7 +85,7 @@ class Detector:
         return known / total if total else 0.0
 
     def match(self, page: Page | BlockTree) -> TemplateMatch:
-        tree = page if isinstance(page, BlockTree) else blocks_of(page)
+        tree = page if isinstance(page, BlockTree) else blocks_of(page, self.path_style)
         fit = self.fit_score(tree)
         candidates = self._extract(tree)
         if not candidates:
@@ -146,7 +147,7 @@ class Detector:
             block = blocks[idx]
             if own:
                 counts += block_counts(block)
-            sep = " " if block.inline else "\n"
+            sep = "" if block.inline else "\n"
             stack.append(sep)
             for part in reversed(block.parts):
                 if isinstance(part, str):

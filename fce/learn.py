@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from fce.blocks import BlockTree, blocks_of
+from fce.blocks import DEFAULT_PATH_STYLE, BlockTree, blocks_of
 from fce.content_extractor import CE_MIN_OCCURRENCE, CE_OCCURRENCE_FRACTION, ContentExtractor, block_counts
 from fce.errors import LearnError
 from fce.features import SIMILARITY_THRESHOLD, block_vectors, similar_pairs
@@ -38,6 +38,15 @@ MIN_PAGES = 3
 #: A path enters P when content blocks had it on at least this share of the learning pages. 0 is the paper's
 #: rule (any content block adds its path); see bench/README.md for the measured choice.
 MIN_PATH_SUPPORT = 0.0
+
+#: Blocks whose own text is more than this share link text are never content while learning (a list of links to
+#: other articles is unique per page, so ContentExtractor alone calls it content). 1.0 disables the filter (the
+#: paper); the measured choice is in bench/README.md.
+MAX_LINK_DENSITY = 0.3
+
+#: A path enters P only when at least this share of the text seen on it while learning was content (by
+#: characters). 0 is the paper's rule.
+MIN_CONTENT_SHARE = 0.5
 
 #: Detection rules: ``"paper"`` applies the three extraction rules of §III verbatim; ``"recursive"`` applies them
 #: again inside every sub-block B' that is kept, instead of keeping B' whole.
@@ -65,7 +74,10 @@ class TemplateLearner:
         occurrence_fraction: float = CE_OCCURRENCE_FRACTION,
         min_occurrence: int = CE_MIN_OCCURRENCE,
         min_path_support: float = MIN_PATH_SUPPORT,
-        rules: str = "paper",
+        rules: str = "recursive",
+        path_style: str = DEFAULT_PATH_STYLE,
+        max_link_density: float = MAX_LINK_DENSITY,
+        min_content_share: float = MIN_CONTENT_SHARE,
     ) -> None:
         self.site = site
         self.similarity_threshold = similarity_threshold
@@ -73,11 +85,14 @@ class TemplateLearner:
         self.min_occurrence = min_occurrence
         self.min_path_support = min_path_support
         self.rules = rules
+        self.path_style = path_style
+        self.max_link_density = max_link_density
+        self.min_content_share = min_content_share
 
     def fit(self, pages: Sequence[Page] | Sequence[BlockTree]) -> TemplateLearner:
         if self.rules not in RULES:
             raise ValueError(f"rules must be one of {RULES}, not {self.rules!r}")
-        trees = [p if isinstance(p, BlockTree) else blocks_of(p) for p in pages]
+        trees = [p if isinstance(p, BlockTree) else blocks_of(p, self.path_style) for p in pages]
         usable = [t for t in trees if any(b.text for b in t.blocks)]
         if len(usable) < MIN_PAGES:
             raise LearnError(
@@ -89,16 +104,29 @@ class TemplateLearner:
             similarity_threshold=self.similarity_threshold,
             occurrence_fraction=self.occurrence_fraction,
             min_occurrence=self.min_occurrence,
+            path_style=self.path_style,
         ).fit(usable)
         n = len(usable)
+        is_content = [self._content_mask(tree, mask) for tree, mask in zip(usable, ce.is_content_, strict=True)]
         content_support: Counter[str] = Counter()
         known: Counter[str] = Counter()
-        for tree, mask in zip(usable, ce.is_content_, strict=True):
+        content_chars: Counter[str] = Counter()
+        all_chars: Counter[str] = Counter()
+        for tree, mask in zip(usable, is_content, strict=True):
             content_support.update({tree[i].path for i in np.flatnonzero(mask)})
             known.update({b.path for b in tree.blocks if b.text})
+            for b in tree.blocks:
+                if b.text:
+                    all_chars[b.path] += len(b.text)
+                    if mask[b.index]:
+                        content_chars[b.path] += len(b.text)
         need = max(1, math.ceil(self.min_path_support * n))
-        paths = {p: c for p, c in content_support.items() if c >= need}
-        noise = _distinct_noise(usable, ce.is_content_, paths, self.similarity_threshold)
+        paths = {
+            p: c
+            for p, c in content_support.items()
+            if c >= need and content_chars[p] >= self.min_content_share * all_chars[p]
+        }
+        noise = _distinct_noise(usable, is_content, paths, self.similarity_threshold)
         self.extractor_ = ce
         self.n_pages_ = n
         self.template_ = Template(
@@ -113,11 +141,23 @@ class TemplateLearner:
                 min_occurrence=self.min_occurrence,
                 min_path_support=self.min_path_support,
                 rules=self.rules,
+                path_style=self.path_style,
+                max_link_density=self.max_link_density,
             ),
             learned_at=datetime.now(UTC).isoformat(timespec="seconds"),
             fce_version=_version(),
         )
         return self
+
+    def _content_mask(self, tree: BlockTree, mask: np.ndarray) -> np.ndarray:
+        """ContentExtractor's labels, less the link-dense blocks (:data:`MAX_LINK_DENSITY`)."""
+        if self.max_link_density >= 1.0:
+            return mask
+        limit = self.max_link_density
+        dense = np.fromiter(
+            (b.link_chars > limit * len(b.text) for b in tree.blocks), dtype=bool, count=len(tree)
+        )
+        return mask & ~dense
 
 
 def _distinct_noise(

@@ -38,6 +38,8 @@ class LearnParams:
     min_occurrence: int
     min_path_support: float
     rules: str
+    path_style: str = "paper"
+    max_link_density: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,8 @@ class Template:
                 "min_occurrence": self.params.min_occurrence,
                 "min_path_support": self.params.min_path_support,
                 "rules": self.params.rules,
+                "path_style": self.params.path_style,
+                "max_link_density": self.params.max_link_density,
             },
             "content_paths": dict(sorted(self.content_paths.items())),
             "known_paths": dict(sorted(self.known_paths.items())),
@@ -128,6 +132,8 @@ class Template:
                     min_occurrence=int(params["min_occurrence"]),
                     min_path_support=float(params["min_path_support"]),
                     rules=str(params["rules"]),
+                    path_style=str(params["path_style"]),
+                    max_link_density=float(params["max_link_density"]),
                 ),
                 learned_at=str(data["learned_at"]),
                 schema=int(schema),
