@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -48,6 +49,42 @@ MAX_LINK_DENSITY = 0.3
 #: characters). 0 is the paper's rule.
 MIN_CONTENT_SHARE = 0.5
 
+#: Words in the id/class names of a qualified path that mark page furniture, not content. A block on such a path is
+#: never content while learning: comments, author boxes and "related" lists are unique per page, so repetition
+#: alone (ContentExtractor) calls them content. The same kind of name list readability and boilerpipe use.
+#: These match anywhere inside a name (``postcomments``, ``trb_embed_related``, ``datestamp``)…
+NOISE_NAME_PARTS = (
+    "comment", "disqus", "sidebar", "footer", "sponsor", "related", "promo", "breadcrumb", "newsletter",
+    "outbrain", "taboola", "stamp", "byline", "dateline", "signup", "subscribe", "trending", "popular", "advert",
+    "social", "sharing", "toolbar", "masthead", "cookie", "recirc", "recommend",
+)  # fmt: skip
+#: …these only as a whole name token (``ad`` must not match ``header`` or ``lead``).
+NOISE_NAME_TOKENS = frozenset({"ad", "ads", "wm", "tags", "share", "menu", "nav", "navbar", "navigation"})
+
+#: …unless the same element's names also hold one of these (``content-sidebar-wrap`` wraps the article too).
+CONTENT_NAME_TOKENS = frozenset({"content", "article", "main", "body", "entry", "post", "story", "text", "hentry"})
+
+_QUALIFIER = re.compile(r"([A-Z][A-Z0-9]*)\[([^\]]*)\]")
+_NAME_SPLIT = re.compile(r"[\s#.\-_:]+")
+
+
+def noise_named(path: str) -> bool:
+    """True when the nearest element on ``path`` (from the block up, ``HTML`` and ``BODY`` excluded) whose id/class
+    names are telling holds a furniture word (:data:`NOISE_NAME_PARTS`, :data:`NOISE_NAME_TOKENS`) rather than a
+    content word (:data:`CONTENT_NAME_TOKENS`). The nearest telling name wins: comments inside ``#article`` are
+    furniture, an article inside ``#content-sidebar-wrap`` or ``<body class="ad-column">`` is not."""
+    for tag, qualifier in reversed(_QUALIFIER.findall(path)):
+        if tag in ("HTML", "BODY"):
+            continue
+        names = qualifier.lower()
+        tokens = set(_NAME_SPLIT.split(names))
+        if tokens & CONTENT_NAME_TOKENS:
+            return False
+        if tokens & NOISE_NAME_TOKENS or any(part in names for part in NOISE_NAME_PARTS):
+            return True
+    return False
+
+
 #: Detection rules: ``"paper"`` applies the three extraction rules of §III verbatim; ``"recursive"`` applies them
 #: again inside every sub-block B' that is kept, instead of keeping B' whole.
 RULES = ("paper", "recursive")
@@ -78,6 +115,7 @@ class TemplateLearner:
         path_style: str = DEFAULT_PATH_STYLE,
         max_link_density: float = MAX_LINK_DENSITY,
         min_content_share: float = MIN_CONTENT_SHARE,
+        noise_names: bool = True,
     ) -> None:
         self.site = site
         self.similarity_threshold = similarity_threshold
@@ -88,6 +126,7 @@ class TemplateLearner:
         self.path_style = path_style
         self.max_link_density = max_link_density
         self.min_content_share = min_content_share
+        self.noise_names = noise_names
 
     def fit(self, pages: Sequence[Page] | Sequence[BlockTree]) -> TemplateLearner:
         if self.rules not in RULES:
@@ -150,14 +189,22 @@ class TemplateLearner:
         return self
 
     def _content_mask(self, tree: BlockTree, mask: np.ndarray) -> np.ndarray:
-        """ContentExtractor's labels, less the link-dense blocks (:data:`MAX_LINK_DENSITY`)."""
-        if self.max_link_density >= 1.0:
-            return mask
+        """ContentExtractor's labels, less link-dense blocks (:data:`MAX_LINK_DENSITY`) and blocks on paths named
+        as furniture (:data:`NOISE_NAME_TOKENS`)."""
+        mask = mask.copy()
         limit = self.max_link_density
-        dense = np.fromiter(
-            (b.link_chars > limit * len(b.text) for b in tree.blocks), dtype=bool, count=len(tree)
-        )
-        return mask & ~dense
+        named: dict[str, bool] = {}
+        for i in np.flatnonzero(mask):
+            block = tree.blocks[i]
+            if limit < 1.0 and block.link_chars > limit * len(block.text):
+                mask[i] = False
+            elif self.noise_names:
+                flag = named.get(block.path)
+                if flag is None:
+                    flag = named[block.path] = noise_named(block.path)
+                if flag:
+                    mask[i] = False
+        return mask
 
 
 def _distinct_noise(
