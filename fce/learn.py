@@ -40,6 +40,11 @@ MIN_PAGES = 3
 #: rule (any content block adds its path); see bench/README.md for the measured choice.
 MIN_PATH_SUPPORT = 0.0
 
+#: A path that held content on a single learning page enters P only when that page had at least this many
+#: characters of content on it: one article's unusual paragraph path is kept, a one-off timestamp or caption is
+#: not. (The paper keeps every content path; measured on msv-big9 in bench/README.md.)
+SINGLE_PAGE_PATH_MIN_CHARS = 200
+
 #: Blocks whose own text is more than this share link text are never content while learning (a list of links to
 #: other articles is unique per page, so ContentExtractor alone calls it content). 1.0 disables the filter (the
 #: paper); the measured choice is in bench/README.md.
@@ -116,6 +121,7 @@ class TemplateLearner:
         max_link_density: float = MAX_LINK_DENSITY,
         min_content_share: float = MIN_CONTENT_SHARE,
         noise_names: bool = True,
+        single_page_path_min_chars: int = SINGLE_PAGE_PATH_MIN_CHARS,
     ) -> None:
         self.site = site
         self.similarity_threshold = similarity_threshold
@@ -127,6 +133,7 @@ class TemplateLearner:
         self.max_link_density = max_link_density
         self.min_content_share = min_content_share
         self.noise_names = noise_names
+        self.single_page_path_min_chars = single_page_path_min_chars
 
     def fit(self, pages: Sequence[Page] | Sequence[BlockTree]) -> TemplateLearner:
         if self.rules not in RULES:
@@ -163,7 +170,9 @@ class TemplateLearner:
         paths = {
             p: c
             for p, c in content_support.items()
-            if c >= need and content_chars[p] >= self.min_content_share * all_chars[p]
+            if c >= need
+            and content_chars[p] >= self.min_content_share * all_chars[p]
+            and (c > 1 or content_chars[p] >= self.single_page_path_min_chars)
         }
         noise = _distinct_noise(usable, is_content, paths, self.similarity_threshold)
         self.extractor_ = ce
