@@ -42,7 +42,9 @@ MIN_PATH_SUPPORT = 0.0
 
 #: A path that held content on a single learning page enters P only when that page had at least this many
 #: characters of content on it: one article's unusual paragraph path is kept, a one-off timestamp or caption is
-#: not. (The paper keeps every content path; measured on msv-big9 in bench/README.md.)
+#: not. (The paper keeps every content path; measured on msv-big9 in bench/README.md.) Inline blocks (the paper's
+#: ``<span>`` inside a ``<p>``) are exempt: they are short by nature, and rule 2 would cut them out of their
+#: paragraph mid-sentence.
 SINGLE_PAGE_PATH_MIN_CHARS = 200
 
 #: Blocks whose own text is more than this share link text are never content while learning (a list of links to
@@ -67,7 +69,7 @@ NOISE_NAME_PARTS = (
 NOISE_NAME_TOKENS = frozenset({"ad", "ads", "wm", "tags", "share", "menu", "nav", "navbar", "navigation"})
 
 #: …unless the same element's names also hold one of these (``content-sidebar-wrap`` wraps the article too).
-CONTENT_NAME_TOKENS = frozenset({"content", "article", "main", "body", "entry", "post", "story", "text", "hentry"})
+CONTENT_NAME_TOKENS = frozenset({"content", "article", "main", "body", "entry", "post", "story", "hentry"})
 
 _QUALIFIER = re.compile(r"([A-Z][A-Z0-9]*)\[([^\]]*)\]")
 _NAME_SPLIT = re.compile(r"[\s#.\-_:]+")
@@ -122,6 +124,7 @@ class TemplateLearner:
         min_content_share: float = MIN_CONTENT_SHARE,
         noise_names: bool = True,
         single_page_path_min_chars: int = SINGLE_PAGE_PATH_MIN_CHARS,
+        inline_inherit: bool = True,
     ) -> None:
         self.site = site
         self.similarity_threshold = similarity_threshold
@@ -134,6 +137,7 @@ class TemplateLearner:
         self.min_content_share = min_content_share
         self.noise_names = noise_names
         self.single_page_path_min_chars = single_page_path_min_chars
+        self.inline_inherit = inline_inherit
 
     def fit(self, pages: Sequence[Page] | Sequence[BlockTree]) -> TemplateLearner:
         if self.rules not in RULES:
@@ -156,6 +160,7 @@ class TemplateLearner:
         is_content = [self._content_mask(tree, mask) for tree, mask in zip(usable, ce.is_content_, strict=True)]
         content_support: Counter[str] = Counter()
         known: Counter[str] = Counter()
+        inline_paths: set[str] = set()
         content_chars: Counter[str] = Counter()
         all_chars: Counter[str] = Counter()
         for tree, mask in zip(usable, is_content, strict=True):
@@ -163,6 +168,8 @@ class TemplateLearner:
             known.update({b.path for b in tree.blocks if b.text})
             for b in tree.blocks:
                 if b.text:
+                    if b.inline:
+                        inline_paths.add(b.path)
                     all_chars[b.path] += len(b.text)
                     if mask[b.index]:
                         content_chars[b.path] += len(b.text)
@@ -172,7 +179,7 @@ class TemplateLearner:
             for p, c in content_support.items()
             if c >= need
             and content_chars[p] >= self.min_content_share * all_chars[p]
-            and (c > 1 or content_chars[p] >= self.single_page_path_min_chars)
+            and (c > 1 or p in inline_paths or content_chars[p] >= self.single_page_path_min_chars)
         }
         noise = _distinct_noise(usable, is_content, paths, self.similarity_threshold)
         self.extractor_ = ce
@@ -199,7 +206,9 @@ class TemplateLearner:
 
     def _content_mask(self, tree: BlockTree, mask: np.ndarray) -> np.ndarray:
         """ContentExtractor's labels, less link-dense blocks (:data:`MAX_LINK_DENSITY`) and blocks on paths named
-        as furniture (:data:`NOISE_NAME_TOKENS`)."""
+        as furniture (:data:`NOISE_NAME_TOKENS`); inline blocks inside a content block are content
+        (``inline_inherit``): a ``<span>`` naming "the House of Representatives" recurs across articles, but it is
+        part of its paragraph, and rule 2 would cut it out of the sentence."""
         mask = mask.copy()
         limit = self.max_link_density
         named: dict[str, bool] = {}
@@ -213,6 +222,11 @@ class TemplateLearner:
                     flag = named[block.path] = noise_named(block.path)
                 if flag:
                     mask[i] = False
+        if self.inline_inherit:
+            blocks = tree.blocks
+            for block in blocks:  # document order: a parent's label is final before its children's
+                if block.inline and block.parent >= 0 and mask[block.parent]:
+                    mask[block.index] = True
         return mask
 
 

@@ -1,0 +1,79 @@
+"""fce.detect: the paper's three extraction rules, verbatim and recursive, the noise-block comparison, fit."""
+
+import pytest
+
+from fce.detect import Detector
+from fce.parse import parse_page
+from fce.template import LearnParams, NoiseBlock, Template
+
+PAGE = b"""<html><body><div><p>Alpha <span>beta</span> gamma</p><ul><li>nav one</li></ul>
+<div><p>inner content</p> junk</div></div><div><p>second</p></div></body></html>"""
+
+
+def template(paths, *, noise=(), rules="paper", known=None):
+    return Template(
+        site="t.example",
+        content_paths=dict.fromkeys(paths, 1),
+        noise_blocks=tuple(noise),
+        known_paths=dict.fromkeys(known if known is not None else paths, 1),
+        n_pages=3,
+        params=LearnParams(0.9, 0.05, 2, 0.0, rules, "paper", 1.0),
+        learned_at="2026-01-01T00:00:00+00:00",
+    )
+
+
+def texts(tpl, page=PAGE):
+    return [b.text for b in Detector(tpl).match(parse_page(page)).blocks]
+
+
+def test_rule_1_all_sub_block_paths_in_p_extracts_the_whole_block():
+    assert texts(template(["HTML.BODY.DIV.P", "HTML.BODY.DIV.P.SPAN"])) == ["Alpha beta gamma", "second"]
+
+
+def test_rule_2_sub_block_without_paths_in_p_is_left_out():
+    assert texts(template(["HTML.BODY.DIV.P"])) == ["Alpha gamma", "second"]
+
+
+@pytest.mark.parametrize(
+    ("rules", "expected"),
+    [
+        ("paper", ["inner content\njunk"]),  # rule 3 verbatim: B' kept whole, its own text included
+        ("recursive", ["inner content"]),  # the rules again inside B': its own text is not on P
+    ],
+)
+def test_rule_3_sub_block_with_a_path_in_p_is_kept(rules, expected):
+    tpl = template(["HTML.BODY.DIV", "HTML.BODY.DIV.DIV.P"], rules=rules)
+    # candidates: the two top-level DIVs; the first keeps only the inner DIV (its P and LIs are not on P)
+    assert texts(tpl)[:1] == expected
+
+
+def test_only_top_most_candidates_no_duplicates():
+    tpl = template(["HTML.BODY.DIV", "HTML.BODY.DIV.P", "HTML.BODY.DIV.P.SPAN", "HTML.BODY.DIV.DIV.P"])
+    out = texts(tpl)
+    assert out == ["Alpha beta gamma\ninner content\njunk", "second"]  # rule 3 keeps the inner DIV whole
+
+
+def test_blocks_similar_to_stored_noise_are_dropped():
+    noise = [NoiseBlock("HTML.BODY.DIV.P", "second", (0, 0, 0, 0, 0))]
+    assert texts(template(["HTML.BODY.DIV.P", "HTML.BODY.DIV.P.SPAN"], noise=noise)) == ["Alpha beta gamma"]
+
+
+def test_noise_of_another_path_is_not_compared():
+    noise = [NoiseBlock("HTML.BODY.UL.LI", "second", (0, 0, 0, 0, 0))]
+    assert texts(template(["HTML.BODY.DIV.P"], noise=noise)) == ["Alpha gamma", "second"]
+
+
+def test_output_in_document_order_with_indices():
+    blocks = Detector(template(["HTML.BODY.DIV.P", "HTML.BODY.DIV.P.SPAN"])).match(parse_page(PAGE)).blocks
+    assert [b.index for b in blocks] == sorted(b.index for b in blocks)
+
+
+def test_fit_is_share_of_text_on_known_paths():
+    page = b"<html><body><div><p>aaaa</p></div><ul><li>bbbb</li></ul></body></html>"
+    tpl = template(["HTML.BODY.DIV.P"], known=["HTML.BODY.DIV.P"])
+    assert Detector(tpl).match(parse_page(page)).fit == pytest.approx(0.5)
+
+
+def test_no_candidates_gives_empty_match():
+    m = Detector(template(["HTML.BODY.TABLE.TR.P"])).match(parse_page(PAGE))
+    assert m.blocks == () and m.n_candidates == 0

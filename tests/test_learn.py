@@ -1,0 +1,76 @@
+"""fce.learn: the preparation phase on generated sites; determinism; errors."""
+
+import pytest
+
+from fce.detect import Detector
+from fce.errors import LearnError
+from fce.evaluation.measures import word_f
+from fce.learn import TemplateLearner, noise_named
+from fce.parse import parse_page
+from tests._sites import site_pages
+
+
+@pytest.mark.parametrize("layout", ["div", "table"])
+def test_learned_template_extracts_new_pages(layout):
+    pages = site_pages("learn.test", 36, 3, layout)
+    learner = TemplateLearner("learn.test").fit([p for _, p in pages[:30]])
+    assert learner.template_.n_pages == 30 and learner.n_pages_ == 30
+    detector = Detector(learner.template_)
+    scores = [word_f(detector.detect(p).text, g.gold).f1 for g, p in pages[30:]]
+    assert min(scores) > 0.8, scores
+    assert sum(scores) / len(scores) > 0.9, scores
+
+
+def test_fit_returns_self_and_stores_params_unchanged():
+    learner = TemplateLearner("x.test", occurrence_fraction=0.2)
+    assert learner.occurrence_fraction == 0.2
+    assert learner.fit([p for _, p in site_pages()[:10]]) is learner
+
+
+def test_learning_is_deterministic_and_order_independent():
+    pages = [p for _, p in site_pages()[:20]]
+    a = TemplateLearner("s.test").fit(pages).template_
+    b = TemplateLearner("s.test").fit(list(reversed(pages))).template_
+    strip = lambda t: {**t.to_dict(), "learned_at": None}  # noqa: E731
+    assert strip(a) == strip(b)
+
+
+def test_noise_blocks_share_content_paths():
+    # paper paths: the promo paragraph sits on the article's P path (qualified paths tell it apart by its class)
+    t = TemplateLearner("s.test", path_style="paper").fit([p for _, p in site_pages()[:20]]).template_
+    assert t.noise_blocks, "the generated site repeats a promo paragraph on the article path"
+    assert all(nb.path in t.content_paths for nb in t.noise_blocks)
+
+
+def test_too_few_pages():
+    with pytest.raises(LearnError, match="at least 3"):
+        TemplateLearner("s.test").fit([p for _, p in site_pages()[:2]])
+
+
+def test_pages_without_text_are_not_usable():
+    empty = [parse_page(b"<html><body><script>x</script></body></html>")] * 5
+    with pytest.raises(LearnError):
+        TemplateLearner("s.test").fit(empty)
+
+
+def test_bad_rules_parameter():
+    with pytest.raises(ValueError):
+        TemplateLearner("s.test", rules="other").fit([p for _, p in site_pages()[:5]])
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("HTML.BODY.DIV[#comments].P", True),
+        ("HTML.BODY.DIV[.postcomments].P", True),
+        ("HTML.BODY.DIV[.trb_embed_related].SPAN", True),
+        ("HTML.BODY.DIV[#content-sidebar-wrap].DIV[.entry-content].P", False),  # nearest telling name: content
+        ("HTML.BODY[.ad-column].DIV[#article].P", False),  # BODY's names are ignored
+        ("HTML.BODY.DIV[#article].DIV[.comments].P", True),  # nearest telling name: comments
+        ("HTML.BODY.DIV[.header].P", False),  # "ad" is matched as a whole token only
+        ("HTML.BODY.DIV.P", False),
+        ("HTML.BODY.DIV[.article].P[.comment-text]", True),
+    ],
+)
+def test_noise_named(path, expected):
+    assert noise_named(path) is expected

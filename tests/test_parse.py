@@ -1,0 +1,94 @@
+"""fce.parse: decoding order, refusal of non-HTML, parse of awkward but valid pages."""
+
+import codecs
+
+import pytest
+
+from fce.errors import EmptyPageError, NotHTMLError, PageTooLargeError
+from fce.parse import decode_html, parse_page
+
+CAFE_1252 = "<html><head><meta charset='windows-1252'></head><body><p>café “quoted”</p></body></html>"
+
+
+def body_text(page):
+    return " ".join(page.body.text_content().split())
+
+
+@pytest.mark.parametrize(
+    ("data", "declared", "expected"),
+    [
+        (CAFE_1252.encode("cp1252"), None, "cp1252"),  # <meta charset>
+        (CAFE_1252.encode("cp1252"), "utf-8", "utf-8"),  # the caller's charset wins over the meta tag
+        (codecs.BOM_UTF8 + "<p>é</p>".encode(), "iso-8859-1", "utf-8"),  # a BOM wins over everything
+        ("<p>é</p>".encode(), None, "utf-8"),  # valid UTF-8 without declaration
+        (b'<meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1"><p>\xe9</p>', None, "cp1252"),
+    ],
+)
+def test_encoding_order(data, declared, expected):
+    _, encoding = decode_html(data, declared)
+    assert encoding == expected
+
+
+def test_meta_charset_decodes_text():
+    page = parse_page(CAFE_1252.encode("cp1252"))
+    assert body_text(page) == "café “quoted”"
+
+
+def test_undecodable_bytes_never_raise():
+    page = parse_page(b"<p>ok \xff\xfe\xfa bytes</p>", declared_charset="utf-8")
+    assert "ok" in body_text(page)
+
+
+def test_detector_used_without_declaration():
+    text = "<html><body><p>" + "Привет, как дела? Это тест кодировки. " * 20 + "</p></body></html>"
+    page = parse_page(text.encode("cp1251"))
+    assert "Привет" in body_text(page)
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_utf16_with_and_without_bom(codec):
+    page = parse_page("<html><body><p>wide é text</p></body></html>".encode(codec))
+    assert body_text(page) == "wide é text"
+
+
+@pytest.mark.parametrize(
+    ("data", "error"),
+    [
+        (b"", EmptyPageError),
+        (b"   \n\t ", EmptyPageError),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", NotHTMLError),
+        (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3", NotHTMLError),
+        (b"\x1f\x8b\x08\x00\x00\x00\x00\x00", NotHTMLError),
+        (b'{"url": "x", "items": [1, 2, 3]}', NotHTMLError),
+        (b"just some plain text without any markup at all", NotHTMLError),
+        (bytes(range(256)) * 8, NotHTMLError),
+    ],
+)
+def test_refused_inputs_name_the_source(data, error):
+    with pytest.raises(error) as info:
+        parse_page(data, source="input.bin")
+    assert str(info.value).startswith("input.bin: ")
+    assert "\n" not in str(info.value)
+
+
+def test_size_cap():
+    with pytest.raises(PageTooLargeError):
+        parse_page(b"<p>" + b"x" * 2000 + b"</p>", max_bytes=1000)
+
+
+def test_xml_declaration_and_namespaces():
+    xhtml = (
+        '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml">'
+        "<body><p>namespaced</p></body></html>"
+    ).encode()
+    assert body_text(parse_page(xhtml)) == "namespaced"
+
+
+def test_nul_bytes_in_html():
+    page = parse_page(b"<html><body><p>a\x00b</p></body></html>")
+    assert "a" in body_text(page)
+
+
+def test_deep_nesting_does_not_crash():
+    page = parse_page(b"<div>" * 100_000 + b"deep" + b"</div>" * 10)
+    assert page.root is not None

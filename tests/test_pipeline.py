@@ -1,0 +1,94 @@
+"""fce.pipeline: template vs fallback decisions, the Extractor over a store, golden outputs on the example site."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from fce.detect import Detector
+from fce.errors import TemplateNotFoundError, UnknownMethodError
+from fce.learn import TemplateLearner
+from fce.parse import parse_page
+from fce.pipeline import DEFAULT_FALLBACK, Extractor, extract, learn_template
+from templates_store import open_store
+from tests._sites import site_pages
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "site"
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+@pytest.fixture(scope="module")
+def example_template():
+    pages = [parse_page(p.read_bytes(), source=str(p)) for p in sorted((EXAMPLE / "learn").glob("*.html"))]
+    return TemplateLearner("news.example.com").fit(pages).template_
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (EXAMPLE / "new").glob("*.html")))
+def test_golden_example_site(example_template, name):
+    page = parse_page((EXAMPLE / "new" / f"{name}.html").read_bytes())
+    result = extract(page, example_template)
+    assert result.method == "template" and result.fit is not None and result.fit > 0.9
+    golden = GOLDEN / f"example-{name}.txt"
+    if os.environ.get("FCE_UPDATE_GOLDEN"):
+        golden.write_text(result.text + "\n", encoding="utf-8")
+    assert golden.exists(), f"missing {golden}; run with FCE_UPDATE_GOLDEN=1 and review the diff"
+    assert result.text + "\n" == golden.read_text(encoding="utf-8")
+
+
+def test_no_template_falls_back():
+    page = parse_page(b"<html><body><p>" + b"long text " * 50 + b"</p><ul><li>nav</li></ul></body></html>")
+    result = extract(page, None, site="x.test")
+    assert result.method == DEFAULT_FALLBACK and result.fallback_reason == "no-template"
+    assert result.fit is None and result.site == "x.test"
+
+
+def test_no_template_and_no_fallback_raises():
+    page = parse_page(b"<p>x</p>")
+    with pytest.raises(TemplateNotFoundError):
+        extract(page, None, fallback=None)
+
+
+def test_low_fit_falls_back():
+    pages = site_pages()
+    template = TemplateLearner("news.test").fit([p for _, p in pages[:20]]).template_
+    foreign = parse_page(b"<html><body><table><tr><td>" + b"Different layout words. " * 40
+                         + b"</td></tr></table></body></html>")
+    result = extract(foreign, template)
+    assert result.method == DEFAULT_FALLBACK and result.fallback_reason == "low-fit"
+    assert result.fit is not None and result.fit < 0.5
+    assert "Different layout words." in result.text
+
+
+def test_empty_template_extraction_falls_back():
+    pages = site_pages()
+    template = TemplateLearner("news.test").fit([p for _, p in pages[:20]]).template_
+    g, page = pages[25]
+    # every known path, but no content path: the template extracts nothing
+    hollow = type(template)(**{**template.__dict__, "content_paths": {}})
+    hollow.__dict__.pop("path_set", None)
+    result = extract(page, Detector(hollow))
+    assert result.fallback_reason == "empty" and result.text
+
+
+def test_unknown_fallback_method():
+    with pytest.raises(UnknownMethodError):
+        Extractor(None, fallback="nope")
+
+
+def test_extractor_loads_each_template_once(tmp_path):
+    pages = site_pages()
+    store = open_store(f"sqlite:///{tmp_path / 't.db'}")
+    store.put("news.test", learn_template([p for _, p in pages[:20]], "news.test").to_json())
+    calls = []
+    real = store.get_many
+
+    def counting(sites):
+        calls.append(list(sites))
+        return real(sites)
+
+    store.get_many = counting  # type: ignore[method-assign]
+    ex = Extractor(store)
+    results = [ex.extract(p) for _, p in pages[20:25]]
+    assert all(r.method == "template" and r.site == "news.test" for r in results)
+    assert calls == [["news.test"]]
+    store.close()
