@@ -1,0 +1,421 @@
+"""The ``fce`` command line: thin commands over :mod:`fce.service`, :mod:`fce.methods` and the template store.
+
+    fce learn --site example.com urls.txt          learn a site's template from 20–30 of its pages
+    fce detect https://example.com/new-article     extract a page's main content with its site's template
+    fce sites [show SITE | delete SITE]            list, print or delete stored templates
+    fce methods                                    list the single-page methods (``detect --method``)
+    fce eval DATA...                               score methods against gold text (:mod:`fce.evaluation`)
+
+Errors are mapped to exit codes in one place, :func:`_fail` (the codes are ``fce.errors.EXIT_CODES``; 2 is a
+usage error, 1 an internal error, 130 an interrupt). Every message is one line on stderr; a traceback is
+printed only with ``FCE_DEBUG=1``, and store URLs are always shown redacted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+
+import typer
+from typer.core import TyperGroup
+
+from fce import __version__
+from fce.errors import FceError, StoreFailure, TemplateNotFoundError
+from fce.evaluation.command import eval_command
+from fce.fetch import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, FetchOptions
+from fce.learn import RULES
+from fce.parse import MAX_PAGE_BYTES
+from fce.pipeline import DEFAULT_FALLBACK
+from fce.sites import normalize_site
+
+if TYPE_CHECKING:
+    from templates_store import TemplateStore
+
+__all__ = ["app", "main"]
+
+#: Exit status of an unexpected exception (a bug) and of an interrupt (128 + SIGINT, as shells do).
+EXIT_INTERNAL = 1
+EXIT_INTERRUPTED = 130
+
+_DEBUG_ENV = "FCE_DEBUG"
+
+
+# --- errors: the one place where exceptions become messages and exit codes ----------------------------------
+
+
+def _message(exc: BaseException) -> tuple[str, int]:
+    """``(one-line message, exit code)`` for any exception: an FceError keeps its code, a store error becomes
+    a StoreFailure (13), anything else is an internal error (1)."""
+    from templates_store import StoreError
+
+    if isinstance(exc, StoreError):
+        exc = StoreFailure(str(exc))
+    if isinstance(exc, FceError):
+        return f"error: {exc}", exc.exit_code
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted", EXIT_INTERRUPTED
+    return f"internal error: {type(exc).__name__}: {exc}", EXIT_INTERNAL
+
+
+def _report(exc: BaseException) -> int:
+    """Print the one-line message of ``exc`` on stderr; return its exit code."""
+    text, code = _message(exc)
+    if os.environ.get(_DEBUG_ENV) == "1" and code == EXIT_INTERNAL:
+        typer.echo(_redact("".join(traceback.format_exception(exc))).rstrip(), err=True)
+    typer.echo(f"fce: {_one_line(_redact(text))}", err=True)
+    return code
+
+
+def _fail(exc: BaseException) -> NoReturn:
+    raise typer.Exit(_report(exc))
+
+
+_URL_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^/@:\s]*):[^/@\s]*@")
+_QUERY_PASSWORD = re.compile(r"([?&]password=)[^&\s]*", re.IGNORECASE)
+
+
+def _redact(text: str) -> str:
+    """Mask passwords of URLs anywhere in ``text`` (a message may quote a store URL, e.g. from redis-py)."""
+    return _QUERY_PASSWORD.sub(r"\1***", _URL_PASSWORD.sub(r"\1:***@", text))
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+class _Group(TyperGroup):
+    """The app's group: maps every exception a command raises through :func:`_fail`."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (typer.Exit, typer.Abort, typer.TyperException, BrokenPipeError):
+            raise  # Typer's own: usage errors (2), --help, explicit exits; a closed pipe exits quietly
+        except (Exception, KeyboardInterrupt) as exc:
+            _fail(exc)
+
+
+# --- shared resources ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class _State:
+    """Built once per invocation in the app callback; the store opens lazily on first use."""
+
+    store_url: str | None = None
+    _store: TemplateStore | None = field(default=None, repr=False)
+
+    def store(self, override: str | None = None) -> TemplateStore:
+        if self._store is None:
+            from templates_store import open_store
+
+            self._store = open_store(override or self.store_url)
+        return self._store
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+
+
+def _state(ctx: typer.Context) -> _State:
+    obj = ctx.find_root().obj
+    assert isinstance(obj, _State)
+    return obj
+
+
+def _size(value: str | int) -> int:
+    """``65536``, ``64K``, ``16M``, ``1G`` (binary units) → bytes."""
+    if isinstance(value, int):  # the default
+        return value
+    match = re.fullmatch(r"\s*(\d+)\s*([KMG]?)i?B?\s*", value, re.IGNORECASE)
+    if not match or int(match.group(1)) == 0:
+        raise typer.BadParameter(f"{value!r} is not a positive size (such as 65536, 512K, 16M)")
+    return int(match.group(1)) * 1024 ** " KMG".index((match.group(2) or " ").upper())
+
+
+class Format(StrEnum):
+    text = "text"
+    json = "json"
+
+
+StoreOpt = Annotated[
+    str | None,
+    typer.Option("--store", metavar="URL", show_default=False,
+                 help="Template store: sqlite:///path.db, a file path, redis://[:password@]host:port/db, "
+                      "memory:// (overrides the global --store and $FCE_STORE)."),
+]
+MaxBytesOpt = Annotated[
+    int,
+    typer.Option("--max-bytes", metavar="SIZE", parser=_size,
+                 help="Refuse pages larger than this (bytes, or with K/M/G)."),
+]
+TimeoutOpt = Annotated[float, typer.Option(min=0.001, metavar="SECONDS", help="Seconds per download try.")]
+ConcurrencyOpt = Annotated[int, typer.Option(min=1, metavar="N", help="Parallel downloads.")]
+
+
+def _progress(label: str) -> tuple[Callable[[str], None], Callable[[], None]]:
+    """A progress counter on stderr, shown only when stderr is a terminal; ``(update, close)``."""
+    from tqdm import tqdm
+
+    bar = tqdm(desc=label, unit=" page", file=sys.stderr, disable=None, leave=False, dynamic_ncols=True)
+    return (lambda _name: bar.update()), bar.close
+
+
+# --- the app ------------------------------------------------------------------------------------------------
+
+
+app = typer.Typer(
+    name="fce",
+    cls=_Group,
+    help="FastContentExtractor: learn where the main content of a site's pages sits, then extract it fast.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"fce {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _callback(
+    ctx: typer.Context,
+    store: Annotated[
+        str | None,
+        typer.Option("--store", envvar="FCE_STORE", metavar="URL", show_default=False,
+                     help="Template store: sqlite:///path.db, a file path, redis://[:password@]host:port/db, "
+                          "memory://. Default: templates.sqlite3 in $FCE_DATA_DIR or the user data dir."),
+    ] = None,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """FastContentExtractor: learn where the main content of a site's pages sits, then extract it fast."""
+    state = _State(store_url=store)
+    ctx.obj = state
+    ctx.call_on_close(state.close)
+
+
+@app.command()
+def learn(
+    ctx: typer.Context,
+    sources: Annotated[list[str], typer.Argument(
+        metavar="SOURCE", show_default=False,
+        help="Pages of the site: http(s) URLs, HTML files, directories, or text files listing URLs/paths.")],
+    site: Annotated[str | None, typer.Option(
+        metavar="SITE", help="Site to learn (example.com); default: the one site the pages' URLs name.",
+    )] = None,
+    store: StoreOpt = None,
+    rules: Annotated[str, typer.Option(
+        metavar="RULES", help=f"Detection rules stored with the template: {' or '.join(RULES)}.")] = "paper",
+    max_bytes: MaxBytesOpt = MAX_PAGE_BYTES,
+    timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+    concurrency: ConcurrencyOpt = DEFAULT_CONCURRENCY,
+) -> None:
+    """Learn a site's template from 20–30 of its pages and store it (replacing the previous one)."""
+    from fce.service import learn_sources, save_template
+
+    if rules not in RULES:
+        raise typer.BadParameter(f"must be one of {', '.join(RULES)}", param_hint="--rules")
+    target = _state(ctx).store(store)
+    target.ping()  # fail before fetching and learning, not after
+    update, close = _progress("reading")
+    try:
+        result = learn_sources(sources, site=site, max_bytes=max_bytes, progress=update, rules=rules,
+                               fetch=FetchOptions(concurrency=concurrency, timeout=timeout))
+    finally:
+        close()
+    for warning in result.warnings:
+        typer.echo(f"fce: warning: {_one_line(warning)}", err=True)
+    version = save_template(target, result.template)
+    template = result.template
+    skipped = f" ({len(result.skipped)} skipped)" if result.skipped else ""
+    typer.echo(
+        f"site:           {template.site}\n"
+        f"pages used:     {template.n_pages}{skipped}\n"
+        f"content paths:  {len(template.content_paths)}\n"
+        f"noise blocks:   {len(template.noise_blocks)}\n"
+        f"learn time:     {result.seconds:.2f} s\n"
+        f"store:          {target.url}\n"
+        f"version:        {version}"
+    )
+
+
+@app.command()
+def detect(
+    ctx: typer.Context,
+    pages: Annotated[list[str], typer.Argument(
+        metavar="PAGE", show_default=False,
+        help="http(s) URLs, HTML files, directories, URL list files, or - for standard input.")],
+    site: Annotated[str | None, typer.Option(
+        metavar="SITE", help="Site of every page; default: each page's URL, canonical link or og:url.",
+    )] = None,
+    store: StoreOpt = None,
+    fmt: Annotated[Format, typer.Option(
+        "--format", metavar="text|json",
+        help="text: the content only, pages separated by a blank line; json: one object per line per page.",
+    )] = Format.text,
+    method: Annotated[str | None, typer.Option(
+        metavar="NAME", help="Run only this single-page method (see `fce methods`); no template store used.",
+    )] = None,
+    fallback: Annotated[str | None, typer.Option(
+        metavar="NAME", show_default=False,
+        help=f"Method for pages without a (fitting) template. Default: {DEFAULT_FALLBACK}.")] = None,
+    no_fallback: Annotated[bool, typer.Option(
+        "--no-fallback", help="A page of a site without a template is an error (exit 10).")] = False,
+    min_fit: Annotated[float | None, typer.Option(
+        min=0.0, max=1.0, metavar="FIT", show_default=False,
+        help="Fit score below which the template is not trusted and the fallback runs.")] = None,
+    max_bytes: MaxBytesOpt = MAX_PAGE_BYTES,
+    timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+    concurrency: ConcurrencyOpt = DEFAULT_CONCURRENCY,
+) -> None:
+    """Extract the main content of pages, in document order, with their sites' templates.
+
+    Every page gives one output record, in input order. A page that fails is reported on stderr (and, with
+    --format json, as {"source", "error", "status"}); the others are still processed, and the exit status is
+    that of the first failed page.
+    """
+    from fce.detect import MIN_FIT
+    from fce.service import detect_sources
+
+    if method is not None and (fallback is not None or no_fallback or min_fit is not None):
+        raise typer.BadParameter("--fallback, --no-fallback and --min-fit apply to templates, not --method",
+                                 param_hint="--method")
+    if fallback is not None and no_fallback:
+        raise typer.BadParameter("give --fallback or --no-fallback, not both", param_hint="--no-fallback")
+    target = None if method is not None else _state(ctx).store(store)
+    results = detect_sources(  # checks the method names; reads nothing until iterated
+        pages,
+        store=target,
+        site=site,
+        method=method,
+        fallback=None if no_fallback else (fallback or DEFAULT_FALLBACK),
+        min_fit=MIN_FIT if min_fit is None else min_fit,
+        max_bytes=max_bytes,
+        fetch=FetchOptions(concurrency=concurrency, timeout=timeout),
+    )
+    if target is not None:
+        target.ping()  # fail before fetching pages, not after
+    first_error: FceError | None = None
+    written = 0
+    for result in results:
+        if result.error is not None:
+            _report(result.error)
+            first_error = first_error or result.error
+        if fmt is Format.json:
+            typer.echo(json.dumps(result.to_dict(), ensure_ascii=False))
+        elif result.extraction is not None:
+            typer.echo(("\n" if written else "") + result.extraction.text)
+            written += 1
+    if first_error is not None:
+        raise typer.Exit(first_error.exit_code)
+
+
+sites_app = typer.Typer(
+    cls=TyperGroup,
+    invoke_without_command=True,
+    no_args_is_help=False,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help="List stored templates; `fce sites show SITE`, `fce sites delete SITE`.",
+)
+app.add_typer(sites_app, name="sites")
+
+
+@sites_app.callback(invoke_without_command=True)
+def sites(
+    ctx: typer.Context,
+    store: StoreOpt = None,
+    fmt: Annotated[Format, typer.Option(
+        "--format", metavar="text|json", help="text table, or json (one object per line).")] = Format.text,
+) -> None:
+    """List stored templates: site, version, learned_at, pages learned from, number of content paths."""
+    if ctx.invoked_subcommand is not None:
+        if store is not None:
+            _state(ctx).store_url = store
+        return
+    from fce.service import template_rows
+
+    target = _state(ctx).store(store)
+    rows = template_rows(target)
+    if fmt is Format.json:
+        for row in rows:
+            typer.echo(json.dumps(row, ensure_ascii=False))
+        return
+    if not rows:
+        typer.echo(f"fce: no templates in {target.url}", err=True)
+        return
+    header = {"site": "SITE", "version": "VERSION", "learned_at": "LEARNED_AT", "n_pages": "PAGES",
+              "content_paths": "PATHS"}
+    table = [header] + [{**r, "content_paths": len(r["content_paths"]) if r["content_paths"] is not None
+                         else "?"} for r in rows]
+    widths = {k: max(len(str(r[k] if r[k] is not None else "?")) for r in table) for k in header}
+    for r in table:
+        cells = (str(r[k] if r[k] is not None else "?").ljust(widths[k]) for k in header)
+        typer.echo("  ".join(cells).rstrip())
+
+
+@sites_app.command("show")
+def sites_show(
+    ctx: typer.Context,
+    site: Annotated[str, typer.Argument(help="The site (example.com).")],
+    store: StoreOpt = None,
+) -> None:
+    """Print a site's stored template as indented JSON."""
+    target = _state(ctx).store(store)
+    name = normalize_site(site)
+    record = target.get(name)
+    if record is None:
+        raise TemplateNotFoundError(f"no template stored in {target.url}", source=name)
+    try:
+        typer.echo(json.dumps(json.loads(record.payload), indent=2, ensure_ascii=False))
+    except ValueError:
+        typer.echo(record.payload)  # print what is stored even when it is not JSON: it is what the user asked
+
+
+@sites_app.command("delete")
+def sites_delete(
+    ctx: typer.Context,
+    site: Annotated[str, typer.Argument(help="The site (example.com).")],
+    store: StoreOpt = None,
+) -> None:
+    """Delete a site's stored template."""
+    target = _state(ctx).store(store)
+    name = normalize_site(site)
+    if not target.delete(name):
+        raise TemplateNotFoundError(f"no template stored in {target.url}", source=name)
+    typer.echo(f"deleted {name} from {target.url}")
+
+
+@app.command()
+def methods() -> None:
+    """List the single-page extraction methods (for `detect --method` and `--fallback`)."""
+    from fce.methods import available_methods
+
+    for info in available_methods():
+        params = ", ".join(f"{k}={v}" for k, v in info.params.items()) or "none"
+        default = "  [default fallback]" if info.name == DEFAULT_FALLBACK else ""
+        typer.echo(f"{info.name}{default}\n  {info.description}\n  paper: {info.paper}\n  params: {params}")
+
+
+# ``fce eval`` lives with the evaluation harness, which owns its options.
+app.command("eval")(eval_command)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``fce`` console script and ``python -m fce``."""
+    app(args=argv, prog_name="fce")

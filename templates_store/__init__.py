@@ -1,0 +1,41 @@
+"""Storage of fce templates: one opaque JSON text per site, behind a small interface.
+
+>>> from templates_store import open_store
+>>> with open_store("memory://") as store:
+...     store.put("example.com", '{"xpath": "//article"}')
+...     store.get("example.com").version
+1
+1
+
+``open_store()`` without a URL reads ``$FCE_STORE`` and otherwise opens the embedded SQLite file.
+Backends know nothing of the algorithm; fce never sees a Redis client or a file path.
+"""
+
+from templates_store.base import StoredTemplate, TemplateStore
+from templates_store.errors import (
+    StoreConfigError,
+    StoreCorrupt,
+    StoreError,
+    StoreUnavailable,
+    VersionConflict,
+)
+from templates_store.memory import MemoryStore
+from templates_store.redis import RedisStore
+from templates_store.sqlite import SQLiteStore
+from templates_store.url import default_store_path, open_store, redact_url
+
+__all__ = [
+    "MemoryStore",
+    "RedisStore",
+    "SQLiteStore",
+    "StoreConfigError",
+    "StoreCorrupt",
+    "StoreError",
+    "StoreUnavailable",
+    "StoredTemplate",
+    "TemplateStore",
+    "VersionConflict",
+    "default_store_path",
+    "open_store",
+    "redact_url",
+]

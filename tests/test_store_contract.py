@@ -1,0 +1,302 @@
+"""The TemplateStore contract, run against every backend (memory, SQLite, a real Redis server)."""
+
+from __future__ import annotations
+
+import pickle
+import sys
+import threading
+import time
+
+import pytest
+
+from templates_store import (
+    StoreConfigError,
+    StoreCorrupt,
+    StoredTemplate,
+    StoreError,
+    StoreUnavailable,
+    TemplateStore,
+    VersionConflict,
+    open_store,
+)
+
+TTL = 0.2  # seconds; short enough to keep the suite fast, long enough to read the value back first
+AFTER_TTL = 0.4  # sleep that outlasts TTL on a loaded machine
+
+ODD_SITES = [
+    "例え.jp",
+    "ünïcödé.de",
+    "emoji-🦊.example",
+    "with space.org",
+    "a:b:c",
+    "brace}site",
+    "{braced}",
+    "x" * 1000,
+]
+
+
+@pytest.fixture(params=["memory", "sqlite", pytest.param("redis", marks=pytest.mark.redis)])
+def store_url(request: pytest.FixtureRequest, tmp_path) -> str:
+    if request.param == "memory":
+        return "memory://"
+    if request.param == "sqlite":
+        return f"sqlite://{tmp_path}/templates.sqlite3"
+    return request.getfixturevalue("redis_url")
+
+
+@pytest.fixture
+def store(store_url: str):
+    with open_store(store_url) as store:
+        yield store
+
+
+@pytest.fixture
+def eager_thread_switching():
+    """Switch threads every microsecond, so that unguarded read-modify-write sequences interleave."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    yield
+    sys.setswitchinterval(interval)
+
+
+def test_empty_store(store: TemplateStore) -> None:
+    store.ping()
+    assert store.get("example.com") is None
+    assert store.get_many(["example.com", "other.org"]) == {}
+    assert store.sites() == []
+    assert store.delete("example.com") is False
+
+
+def test_put_then_get(store: TemplateStore) -> None:
+    before = time.time()
+    assert store.put("example.com", '{"xpath": "//main"}') == 1
+    got = store.get("example.com")
+    assert isinstance(got, StoredTemplate)
+    assert (got.site, got.payload, got.version) == ("example.com", '{"xpath": "//main"}', 1)
+    assert before - 1 <= got.updated_at <= time.time() + 1
+
+
+def test_put_replaces_and_increments_version(store: TemplateStore) -> None:
+    versions = [store.put("example.com", f"payload {i}") for i in range(5)]
+    assert versions == [1, 2, 3, 4, 5]
+    assert store.get("example.com") == StoredTemplate(
+        "example.com", "payload 4", 5, store.get("example.com").updated_at)
+    assert store.put("other.org", "x") == 1  # versions are per site
+
+
+def test_delete(store: TemplateStore) -> None:
+    store.put("example.com", "a")
+    store.put("example.com", "b")
+    assert store.delete("example.com") is True
+    assert store.get("example.com") is None
+    assert store.sites() == []
+    assert store.delete("example.com") is False
+    assert store.put("example.com", "c") == 1  # a deleted site starts over
+
+
+def test_sites_are_sorted(store: TemplateStore) -> None:
+    for site in ["b.org", "a.com", "c.net", "A.com"]:
+        store.put(site, "{}")
+    assert store.sites() == ["A.com", "a.com", "b.org", "c.net"]
+
+
+def test_get_many(store: TemplateStore) -> None:
+    store.put("a.com", "A")
+    store.put("b.com", "B1")
+    store.put("b.com", "B2")
+    found = store.get_many(iter(["b.com", "missing.org", "a.com", "b.com"]))
+    assert list(found) == ["b.com", "a.com"]
+    assert {site: (t.payload, t.version) for site, t in found.items()} == {
+        "b.com": ("B2", 2), "a.com": ("A", 1)}
+    assert store.get_many([]) == {}
+
+
+def test_get_many_many_sites(store: TemplateStore) -> None:
+    for i in range(0, 1200, 2):
+        store.put(f"site{i}.com", str(i))
+    found = store.get_many(f"site{i}.com" for i in range(1200))  # SQLite chunks the IN (...) lists
+    assert len(found) == 600
+    assert found["site1198.com"].payload == "1198"
+
+
+def test_compare_and_set(store: TemplateStore) -> None:
+    assert store.put("example.com", "v1", expected_version=0) == 1
+    assert store.put("example.com", "v2", expected_version=1) == 2
+    with pytest.raises(VersionConflict) as caught:
+        store.put("example.com", "stale", expected_version=1)
+    conflict = caught.value
+    assert (conflict.site, conflict.expected, conflict.actual) == ("example.com", 1, 2)
+    assert "example.com" in str(conflict) and store.url in str(conflict)
+    assert isinstance(conflict, StoreError)
+    assert store.get("example.com").payload == "v2"  # nothing written
+
+
+def test_expected_version_zero_means_create_only(store: TemplateStore) -> None:
+    store.put("example.com", "first", expected_version=0)
+    with pytest.raises(VersionConflict) as caught:
+        store.put("example.com", "second", expected_version=0)
+    assert (caught.value.expected, caught.value.actual) == (0, 1)
+    with pytest.raises(VersionConflict) as caught:
+        store.put("new.org", "x", expected_version=3)
+    assert caught.value.actual == 0
+    assert store.get("new.org") is None
+
+
+def test_ttl_expiry(store: TemplateStore) -> None:
+    store.put("short.com", "gone soon", ttl=TTL)
+    store.put("long.com", "stays")
+    assert store.get("short.com").payload == "gone soon"
+    time.sleep(AFTER_TTL)
+    assert store.get("short.com") is None
+    assert store.sites() == ["long.com"]
+    assert list(store.get_many(["short.com", "long.com"])) == ["long.com"]
+    assert store.delete("short.com") is False
+    assert store.put("short.com", "again", expected_version=0) == 1  # expired means absent
+
+
+def test_replacing_without_ttl_clears_the_expiry(store: TemplateStore) -> None:
+    store.put("example.com", "temporary", ttl=TTL)
+    store.put("example.com", "permanent")
+    time.sleep(AFTER_TTL)
+    assert store.get("example.com").payload == "permanent"
+
+
+def test_default_ttl_from_url(store_url: str) -> None:
+    with open_store(f"{store_url}?ttl={TTL}") as store:
+        assert store.default_ttl == TTL
+        store.put("example.com", "x")
+        store.put("other.com", "y", ttl=60)
+        time.sleep(AFTER_TTL)
+        assert store.sites() == ["other.com"]
+
+
+@pytest.mark.parametrize("site", ODD_SITES)
+def test_unicode_and_odd_sites(store: TemplateStore, site: str) -> None:
+    payload = f'{{"site": "{site}", "text": "naïve – 日本語 – 🦊"}}'
+    assert store.put(site, payload) == 1
+    assert store.get(site).payload == payload
+    assert store.sites() == [site]
+    assert store.get_many([site])[site].payload == payload
+    assert store.delete(site) is True
+
+
+def test_large_payload(store: TemplateStore) -> None:
+    payload = '{"blob": "' + ("0123456789abcdef" * (5 * 1024 * 1024 // 16)) + 'é"}'
+    assert len(payload) > 5 * 1024 * 1024
+    store.put("big.com", payload)
+    assert store.get("big.com").payload == payload
+
+
+@pytest.mark.usefixtures("eager_thread_switching")
+def test_threads_do_not_lose_updates(store: TemplateStore) -> None:
+    threads, rounds = 8, 40
+
+    def increment() -> None:
+        for _ in range(rounds):
+            while True:
+                current = store.get("counter.com")
+                version = 0 if current is None else current.version
+                count = 0 if current is None else int(current.payload)
+                try:
+                    store.put("counter.com", str(count + 1), expected_version=version)
+                    break
+                except VersionConflict:
+                    continue
+
+    workers = [threading.Thread(target=increment) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    final = store.get("counter.com")
+    assert (final.payload, final.version) == (str(threads * rounds), threads * rounds)
+
+
+@pytest.mark.usefixtures("eager_thread_switching")
+def test_unconditional_puts_from_threads_get_distinct_versions(store: TemplateStore) -> None:
+    results: list[int] = []
+    lock = threading.Lock()
+
+    def put_many() -> None:
+        for _ in range(50):
+            version = store.put("example.com", "x")
+            with lock:
+                results.append(version)
+
+    workers = [threading.Thread(target=put_many) for _ in range(8)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert sorted(results) == list(range(1, 401))
+
+
+def test_close_is_idempotent_and_store_reopens(store: TemplateStore) -> None:
+    store.put("example.com", "x")
+    store.close()
+    store.close()
+    if store.url != "memory://":  # a memory store's data lives in the object
+        assert store.get("example.com").payload == "x"
+    with store as same:
+        assert same is store
+
+
+def test_pickled_store_sees_the_same_data(store: TemplateStore) -> None:
+    store.put("example.com", "x")
+    copy = pickle.loads(pickle.dumps(store))
+    assert copy.url == store.url
+    assert copy.get("example.com").payload == "x"
+    assert copy.put("example.com", "y") == 2  # every operation works on a fresh copy
+    assert copy.sites() == ["example.com"]
+    copy.close()
+    fresh = pickle.loads(pickle.dumps(pickle.loads(pickle.dumps(store))))  # shipped on before any use
+    assert fresh.put("other.com", "z") == 1  # and a write as the very first call
+    fresh.close()
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        (lambda s: s.get(""), ValueError),
+        (lambda s: s.get(b"bytes.com"), TypeError),
+        (lambda s: s.put("a.com", b"{}"), TypeError),
+        (lambda s: s.put("a.com", "{}", expected_version=-1), ValueError),
+        (lambda s: s.put("a.com", "{}", expected_version="1"), TypeError),
+        (lambda s: s.put("a.com", "{}", ttl=0), ValueError),
+        (lambda s: s.put("a.com", "{}", ttl=float("inf")), ValueError),
+        (lambda s: s.put("a.com", "bad \udc80 surrogate"), ValueError),
+        (lambda s: s.put("\ud800.com", "{}"), ValueError),
+        (lambda s: s.get_many("a.com"), TypeError),
+        (lambda s: s.get_many(["a.com", ""]), ValueError),
+    ],
+)
+def test_misuse_is_refused_before_touching_the_store(store: TemplateStore, call, error) -> None:
+    with pytest.raises(error):
+        call(store)
+    assert store.sites() == []
+
+
+def test_repr_names_the_backend_and_url(store: TemplateStore) -> None:
+    assert store.url in repr(store)
+    assert type(store).__name__ in repr(store)
+
+
+# --- the error hierarchy ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("error", "builtin"),
+    [(StoreUnavailable, ConnectionError), (StoreConfigError, ValueError), (StoreCorrupt, ValueError),
+     (VersionConflict, Exception)],
+)
+def test_every_error_is_a_store_error_and_a_builtin(error: type[StoreError], builtin: type) -> None:
+    assert issubclass(error, StoreError)
+    assert issubclass(error, builtin)
+
+
+def test_errors_survive_pickling() -> None:
+    conflict = VersionConflict("m", url="memory://", site="a.com", expected=1, actual=2)
+    copy = pickle.loads(pickle.dumps(conflict))
+    assert (str(copy), copy.url, copy.site, copy.expected, copy.actual) == ("m", "memory://", "a.com", 1, 2)
+    unavailable = pickle.loads(pickle.dumps(StoreUnavailable("down", url="redis://h", site="s")))
+    assert (str(unavailable), unavailable.url, unavailable.site) == ("down", "redis://h", "s")
