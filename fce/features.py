@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from functools import cache
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
-from sklearn.feature_extraction.text import HashingVectorizer
-from sklearn.preprocessing import normalize
 
 __all__ = ["COUNT_FEATURES", "N_TERM_FEATURES", "SIMILARITY_THRESHOLD", "block_vectors", "similar_pairs"]
 
@@ -26,19 +27,29 @@ N_TERM_FEATURES = 2**20
 #: The non-term features (FastCE §II: "the number of images, the number of java scripts, hyperlinks and terms").
 COUNT_FEATURES = ("n_images", "n_scripts", "n_links", "n_forms", "n_iframes")
 
-_VECTORIZER = HashingVectorizer(
-    n_features=N_TERM_FEATURES,
-    alternate_sign=False,
-    norm=None,
-    lowercase=True,
-    token_pattern=r"(?u)\b\w+\b",  # one-character terms count too: "a", "I", digits in dates and scores
-    dtype=np.float32,
-)
+
+
+@cache
+def _vectorizer() -> Any:
+    # scikit-learn is imported on first use: commands that never compare blocks (``fce sites``, ``fce methods``,
+    # single-page methods) do not pay its import time (about a second).
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    return HashingVectorizer(
+        n_features=N_TERM_FEATURES,
+        alternate_sign=False,
+        norm=None,
+        lowercase=True,
+        token_pattern=r"(?u)\b\w+\b",  # one-character terms count too: "a", "I", digits in dates and scores
+        dtype=np.float32,
+    )
 
 
 def block_vectors(texts: Sequence[str], counts: np.ndarray | Sequence[Sequence[int]]) -> sp.csr_matrix:
     """L2-normalised feature rows, one per block: hashed term counts followed by the :data:`COUNT_FEATURES`."""
-    terms = _VECTORIZER.transform(texts)
+    from sklearn.preprocessing import normalize
+
+    terms = _vectorizer().transform(texts)
     extra = sp.csr_matrix(np.asarray(counts, dtype=np.float32).reshape(len(texts), len(COUNT_FEATURES)))
     matrix = sp.hstack([terms, extra], format="csr", dtype=np.float32)
     return normalize(matrix, norm="l2", copy=False)
