@@ -75,7 +75,7 @@ _DIGITS = re.compile(r"\d+")
 #: How block paths are spelled. ``"paper"``: tag names only, ``HTML.BODY.TABLE.TR.P`` (FastCE §III).
 #: ``"qualified"``: each tag followed by its ``id`` and ``class`` names with digits removed, e.g.
 #: ``HTML.BODY.DIV[#main .story].P`` — the same traversal path, told apart where a page is built of nested DIVs
-#: (paths of plain tags cannot separate the article's DIV from the sidebar's; see bench/README.md for the gain).
+#: (paths of plain tags cannot separate the article's DIV from the sidebar's; README has the gain).
 PATH_STYLES = ("paper", "qualified")
 DEFAULT_PATH_STYLE = "qualified"
 

@@ -36,12 +36,12 @@ __all__ = [
 ]
 
 #: A block is noise when similar blocks occur in at least this share of the input pages. The paper says only
-#: "many" (§II). 0.05 (with the minimum below) was measured on msv-big9 (9 sites, 4 template generations each, so a template's boilerplate
-#: appears in only ~25% of a mixed sample): see bench/README.md.
+#: "many" (§II). 0.05 (with the minimum below) was measured on msv-big9 (9 sites, 4 template generations each,
+#: so a template's boilerplate appears in only ~25% of a mixed sample): see README, "Where fce departs".
 CE_OCCURRENCE_FRACTION = 0.05
 
 #: …and in at least this many pages. Two: on a sample of one site, a block that recurs at all is boilerplate far
-#: more often than shared content (measured on msv-big9: 0.885 WF against 0.871 with three, bench/README.md).
+#: more often than shared content (measured on msv-big9: 0.885 WF against 0.871 with three; README).
 CE_MIN_OCCURRENCE = 2
 
 BlockKey = tuple[str, tuple[int, ...]]

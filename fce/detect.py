@@ -35,7 +35,7 @@ from fce.template import Template
 __all__ = ["MIN_FIT", "Detector", "TemplateMatch"]
 
 #: Below this fit score the template is not trusted for the page and the fallback method runs. Pages of a learned
-#: layout score 0.8–1.0 on msv-big9; pages of another layout of the same site mostly below 0.4 (bench/README.md).
+#: layout score 0.8–1.0 on msv-big9; pages of another layout of the same site mostly below 0.4 (README).
 MIN_FIT = 0.5
 
 

@@ -37,19 +37,19 @@ RECOMMENDED_PAGES = 20
 MIN_PAGES = 3
 
 #: A path enters P when content blocks had it on at least this share of the learning pages. 0 is the paper's
-#: rule (any content block adds its path); see bench/README.md for the measured choice.
+#: rule (any content block adds its path); see README, "Where fce departs from the paper" for the measured choice.
 MIN_PATH_SUPPORT = 0.0
 
 #: A path that held content on a single learning page enters P only when that page had at least this many
 #: characters of content on it: one article's unusual paragraph path is kept, a one-off timestamp or caption is
-#: not. (The paper keeps every content path; measured on msv-big9 in bench/README.md.) Inline blocks (the paper's
+#: not. (The paper keeps every content path; measured on msv-big9, README.) Inline blocks (the paper's
 #: ``<span>`` inside a ``<p>``) are exempt: they are short by nature, and rule 2 would cut them out of their
 #: paragraph mid-sentence.
 SINGLE_PAGE_PATH_MIN_CHARS = 200
 
 #: Blocks whose own text is more than this share link text are never content while learning (a list of links to
 #: other articles is unique per page, so ContentExtractor alone calls it content). 1.0 disables the filter (the
-#: paper); the measured choice is in bench/README.md.
+#: paper); the measured choice is in README, "Where fce departs from the paper".
 MAX_LINK_DENSITY = 0.3
 
 #: A path enters P only when at least this share of the text seen on it while learning was content (by

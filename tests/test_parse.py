@@ -78,9 +78,9 @@ def test_size_cap():
 
 def test_xml_declaration_and_namespaces():
     xhtml = (
-        '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml">'
-        "<body><p>namespaced</p></body></html>"
-    ).encode()
+        b'<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml">'
+        b"<body><p>namespaced</p></body></html>"
+    )
     assert body_text(parse_page(xhtml)) == "namespaced"
 
 

@@ -22,7 +22,15 @@ from fce.extraction import ExtractedBlock
 from fce.methods import register
 from fce.parse import Page
 
-__all__ = ["DENSITY_C1", "DENSITY_C2", "DENSITY_SPLIT_ON_CLOSE", "STRUCTURAL_TAGS", "density", "density_strings", "densest_region"]
+__all__ = [
+    "DENSITY_C1",
+    "DENSITY_C2",
+    "DENSITY_SPLIT_ON_CLOSE",
+    "STRUCTURAL_TAGS",
+    "densest_region",
+    "density",
+    "density_strings",
+]
 
 #: cutoffL = maxL · c1 (Arias et al. §4: "c1 = 0.333").
 DENSITY_C1 = 0.333
