@@ -9,7 +9,6 @@ of two blocks is the dot product of their rows and all pairwise cosines of a set
 from __future__ import annotations
 
 from collections.abc import Sequence
-
 from functools import cache
 from typing import Any
 
