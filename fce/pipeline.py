@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from fce.detect import MIN_FIT, Detector
+from fce.detect import DEFAULT_MODE, MIN_FIT, Detector
 from fce.errors import StoreFailure, TemplateNotFoundError
 from fce.extraction import Extraction
 from fce.learn import TemplateLearner
@@ -42,9 +42,11 @@ def extract(
     site: str | None = None,
     fallback: str | None = DEFAULT_FALLBACK,
     min_fit: float = MIN_FIT,
+    mode: str = DEFAULT_MODE,
 ) -> Extraction:
     """Extract the main content of ``page`` with ``template``; fall back to the method ``fallback`` when there is
-    no template, its fit score is below ``min_fit``, or it extracts nothing. ``fallback=None`` raises
+    no template, its fit score is below ``min_fit``, or it extracts nothing. ``mode`` is the detection mode of
+    :class:`~fce.detect.Detector` (``"guided"`` or the paper's ``"rules"``). ``fallback=None`` raises
     :class:`~fce.errors.TemplateNotFoundError` instead of falling back when there is no template, and returns the
     (possibly empty) template extraction otherwise."""
     if template is None:
@@ -52,7 +54,7 @@ def extract(
             raise TemplateNotFoundError("no template for this site and no fallback allowed",
                                         source=site or page.source)
         return replace(get_method(fallback)(page), site=site, fallback_reason="no-template")
-    detector = template if isinstance(template, Detector) else Detector(template)
+    detector = template if isinstance(template, Detector) else Detector(template, mode=mode)
     match = detector.match(page)
     site = site or detector.template.site
     if fallback is not None:
@@ -76,8 +78,10 @@ class Extractor:
         *,
         fallback: str | None = DEFAULT_FALLBACK,
         min_fit: float = MIN_FIT,
+        mode: str = DEFAULT_MODE,
     ) -> None:
         self.store = store
+        self.mode = mode
         self.fallback = fallback
         self.min_fit = min_fit
         if fallback is not None:
@@ -107,7 +111,9 @@ class Extractor:
             raise StoreFailure(str(exc)) from None
         for site in wanted:
             record = found.get(site)
-            self._cache[site] = Detector(Template.from_json(record.payload, site=site)) if record else None
+            self._cache[site] = (
+                Detector(Template.from_json(record.payload, site=site), mode=self.mode) if record else None
+            )
             if len(self._cache) > TEMPLATE_CACHE_SIZE:
                 self._cache.popitem(last=False)
 

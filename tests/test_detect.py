@@ -23,7 +23,7 @@ def template(paths, *, noise=(), rules="paper", known=None):
 
 
 def texts(tpl, page=PAGE):
-    return [b.text for b in Detector(tpl).match(parse_page(page)).blocks]
+    return [b.text for b in Detector(tpl, mode="rules").match(parse_page(page)).blocks]
 
 
 def test_rule_1_all_sub_block_paths_in_p_extracts_the_whole_block():
@@ -64,16 +64,36 @@ def test_noise_of_another_path_is_not_compared():
 
 
 def test_output_in_document_order_with_indices():
-    blocks = Detector(template(["HTML.BODY.DIV.P", "HTML.BODY.DIV.P.SPAN"])).match(parse_page(PAGE)).blocks
+    blocks = Detector(template(["HTML.BODY.DIV.P", "HTML.BODY.DIV.P.SPAN"]), mode="rules").match(parse_page(PAGE)).blocks
     assert [b.index for b in blocks] == sorted(b.index for b in blocks)
 
 
 def test_fit_is_share_of_text_on_known_paths():
     page = b"<html><body><div><p>aaaa</p></div><ul><li>bbbb</li></ul></body></html>"
     tpl = template(["HTML.BODY.DIV.P"], known=["HTML.BODY.DIV.P"])
-    assert Detector(tpl).match(parse_page(page)).fit == pytest.approx(0.5)
+    assert Detector(tpl, mode="rules").match(parse_page(page)).fit == pytest.approx(0.5)
 
 
 def test_no_candidates_gives_empty_match():
-    m = Detector(template(["HTML.BODY.TABLE.TR.P"])).match(parse_page(PAGE))
+    m = Detector(template(["HTML.BODY.TABLE.TR.P"]), mode="rules").match(parse_page(PAGE))
     assert m.blocks == () and m.n_candidates == 0
+
+
+GUIDED_PAGE = b"""<html><body><div class="nav"><p>Home news sport weather and everything else in the menu</p></div>
+<div class="story"><p>The council met on Tuesday, and after a long, heated debate it approved the harbour plan.</p>
+<p>Residents, shop owners and fishermen had asked for changes, and the plan now includes a new quay.</p></div>
+</body></html>"""
+
+
+def test_guided_mode_drops_template_noise_paths_before_scoring():
+    tpl = template(["HTML.BODY.DIV.P"], known=["HTML.BODY.DIV.P"])
+    out = Detector(tpl, mode="guided").match(parse_page(GUIDED_PAGE)).blocks
+    assert "council met" in out[0].text and "Residents" in out[0].text
+    # a template that saw the story's paragraphs only as noise leaves nothing to score
+    noisy = template([], known=["HTML.BODY.DIV.P"])
+    assert Detector(noisy, mode="guided").match(parse_page(GUIDED_PAGE)).blocks == ()
+
+
+def test_unknown_mode():
+    with pytest.raises(ValueError):
+        Detector(template(["HTML.BODY.DIV.P"]), mode="magic")

@@ -19,6 +19,7 @@ readability, restated here over blocks:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -47,6 +48,8 @@ SIBLING_MAX_LINK_DENSITY = 0.25
 MAX_LINK_DENSITY = 0.5
 #: Score for telling id/class names (readability: 25).
 NAME_WEIGHT = 25.0
+#: How many levels above the chosen container an ``<h1>`` title is looked for.
+HEADLINE_LEVELS = 3
 #: Starting score of a container by tag (readability's initial scores).
 TAG_WEIGHTS = {
     "div": 5.0, "article": 5.0, "main": 5.0, "section": 3.0, "pre": 3.0, "td": 3.0, "blockquote": 3.0,
@@ -93,6 +96,24 @@ def _subtree_sums(tree: BlockTree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return chars, links, para
 
 
+def _headline(tree: BlockTree, start: int, skip: Sequence[bool]) -> int | None:
+    """The ``<h1>`` closest before block ``start`` within :data:`HEADLINE_LEVELS` ancestors of it, if the chosen
+    container does not hold one: the article's title often sits outside the container of its paragraphs."""
+    blocks = tree.blocks
+    end = tree.subtree_end(start)
+    if any(blocks[i].tag == "h1" for i in range(start, end)):
+        return None
+    ancestor = start
+    for _ in range(HEADLINE_LEVELS):
+        if blocks[ancestor].parent <= 0:
+            break
+        ancestor = blocks[ancestor].parent
+    for i in range(start - 1, ancestor, -1):
+        if blocks[i].tag == "h1" and blocks[i].text and not skip[i]:
+            return i
+    return None
+
+
 @register(
     "mainblock",
     paper="fce's own (readability-style scoring over the FastCE block tree); see the module docstring",
@@ -104,8 +125,15 @@ def _subtree_sums(tree: BlockTree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 )
 def mainblock(page: Page) -> list[ExtractedBlock]:
     """Best-scoring container of paragraphs (readability-style scores over the block tree)."""
-    tree = blocks_of(page)
+    return select_main(blocks_of(page))
+
+
+def select_main(tree: BlockTree, boilerplate: Sequence[bool] | None = None) -> list[ExtractedBlock]:
+    """The scoring of :func:`mainblock` over a block tree. ``boilerplate`` marks blocks known not to be content
+    (a site template's noise, :class:`fce.detect.Detector` in ``guided`` mode): they neither score as paragraphs
+    nor appear in the output."""
     blocks = tree.blocks
+    skip = boilerplate if boilerplate is not None else [False] * len(blocks)
     if len(blocks) < 2:
         return []
     chars, links, para = _subtree_sums(tree)
@@ -119,7 +147,7 @@ def mainblock(page: Page) -> list[ExtractedBlock]:
         if b.inline and b.parent >= 0 and b.text:
             commas[b.parent] += b.text.count(",")
     for b in blocks:
-        if b.inline or para[b.index] < MIN_PARAGRAPH_CHARS or b.parent < 0:
+        if b.inline or para[b.index] < MIN_PARAGRAPH_CHARS or b.parent < 0 or skip[b.index]:
             continue
         points = 1.0 + commas[b.index] + min(para[b.index] / CHARS_PER_POINT, MAX_LENGTH_POINTS)
         parent = blocks[b.parent]
@@ -145,12 +173,17 @@ def mainblock(page: Page) -> list[ExtractedBlock]:
 
     def keep(block) -> bool:  # type: ignore[no-untyped-def]
         i = block.index
+        if skip[i]:
+            return False
         if block.inline:
             return True
         if density[i] > MAX_LINK_DENSITY and chars[i] > 0:
             return False
         return _name_weight(block.path) >= 0 or block.tag in ("p",)
 
+    headline = _headline(tree, min(chosen), skip)
+    if headline is not None:
+        chosen = [headline, *chosen]
     out = []
     for idx in chosen:
         text = tree.render(idx, keep)
