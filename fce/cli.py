@@ -278,6 +278,10 @@ def detect(
     min_fit: Annotated[float | None, typer.Option(
         min=0.0, max=1.0, metavar="FIT", show_default=False,
         help="Fit score below which the template is not trusted and the fallback runs.")] = None,
+    mode: Annotated[str, typer.Option(
+        metavar="guided|rules",
+        help="How templates are applied: guided (site boilerplate removed, then content scoring) or rules "
+             "(the FastCE paper's three extraction rules).")] = "guided",
     max_bytes: MaxBytesOpt = MAX_PAGE_BYTES,
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
     concurrency: ConcurrencyOpt = DEFAULT_CONCURRENCY,
@@ -288,12 +292,14 @@ def detect(
     --format json, as {"source", "error", "status"}); the others are still processed, and the exit status is
     that of the first failed page.
     """
-    from fce.detect import MIN_FIT
+    from fce.detect import DETECTION_MODES, MIN_FIT
     from fce.service import detect_sources
 
     if method is not None and (fallback is not None or no_fallback or min_fit is not None):
         raise typer.BadParameter("--fallback, --no-fallback and --min-fit apply to templates, not --method",
                                  param_hint="--method")
+    if mode not in DETECTION_MODES:
+        raise typer.BadParameter(f"must be one of {', '.join(DETECTION_MODES)}", param_hint="--mode")
     if fallback is not None and no_fallback:
         raise typer.BadParameter("give --fallback or --no-fallback, not both", param_hint="--no-fallback")
     target = None if method is not None else _state(ctx).store(store)
@@ -304,6 +310,7 @@ def detect(
         method=method,
         fallback=None if no_fallback else (fallback or DEFAULT_FALLBACK),
         min_fit=MIN_FIT if min_fit is None else min_fit,
+        mode=mode,
         max_bytes=max_bytes,
         fetch=FetchOptions(concurrency=concurrency, timeout=timeout),
     )

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from fce.detect import MIN_FIT
+from fce.detect import DEFAULT_MODE, MIN_FIT
 from fce.errors import (
     EmptyPageError,
     FceError,
@@ -225,6 +225,7 @@ def detect_sources(
     method: str | None = None,
     fallback: str | None = DEFAULT_FALLBACK,
     min_fit: float = MIN_FIT,
+    mode: str = DEFAULT_MODE,
     max_bytes: int = MAX_PAGE_BYTES,
     fetch: FetchOptions = FetchOptions(),  # noqa: B008 -- frozen, so a shared default is safe
     stdin: BinaryIO | None = None,
@@ -243,7 +244,7 @@ def detect_sources(
     Argument errors (an unknown method, ``-`` given twice) raise here, before anything is read.
     """
     runner = get_method(method) if method is not None else None
-    extractor = None if runner is not None else Extractor(store, fallback=fallback, min_fit=min_fit)
+    extractor = None if runner is not None else Extractor(store, fallback=fallback, min_fit=min_fit, mode=mode)
     resolved = expand_sources(sources, allow_stdin=True)
     batches = read_sources(resolved, max_bytes=max_bytes, fetch=fetch, stdin=stdin, progress=progress,
                            batch_size=batch_size)
