@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from lxml import etree
 
@@ -70,6 +71,10 @@ SKIPPED_TAGS = frozenset(
 _LINE_BREAK_TAGS = frozenset({"br"})
 
 _WS = re.compile(r"\s+")
+#: Line breaks and tabs in source text become spaces (runs of spaces are collapsed when text is joined).
+_WS_TABLE = str.maketrans({"\n": " ", "\r": " ", "\t": " ", "\f": " ", "\v": " "})
+_FORM_FIELD_TAGS = frozenset({"select", "textarea", "button"})
+_MEDIA_TAGS = frozenset({"svg", "object", "embed", "canvas", "video", "audio"})
 _DIGITS = re.compile(r"\d+")
 
 #: How block paths are spelled. ``"paper"``: tag names only, ``HTML.BODY.TABLE.TR.P`` (FastCE §III).
@@ -87,14 +92,13 @@ STATE_CLASSES = frozenset({"active", "selected", "current", "first", "last", "od
                            "hidden", "show", "hide", "on", "off", "clearfix", "clear", "cf", "group"})
 
 
-def _qualifier(el: object) -> str:
+def _qualifier(ident: str | None, classes: str | None) -> str:
+    """``[#id .class …]`` for an element's ``id`` and ``class`` attributes (digits and state classes removed)."""
     names: list[str] = []
-    ident = el.get("id")  # type: ignore[attr-defined]
     if ident:
         ident = _DIGITS.sub("", ident).strip("-_ :").lower()
         if ident:
             names.append("#" + ident)
-    classes = el.get("class")  # type: ignore[attr-defined]
     if classes:
         for name in sorted(set(classes.split())):
             name = _DIGITS.sub("", name).strip("-_").lower()
@@ -103,9 +107,11 @@ def _qualifier(el: object) -> str:
     return f"[{' '.join(names)}]" if names else ""
 
 
-@dataclass(frozen=True, slots=True)
-class Block:
-    """One block of a page. ``parts`` interleaves own-text pieces (``str``) with sub-block indices (``int``)."""
+class Block(NamedTuple):
+    """One block of a page. ``parts`` interleaves own-text pieces (``str``) with sub-block indices (``int``).
+
+    Immutable (a named tuple: a page has hundreds of blocks, and building frozen dataclasses cost a fifth of
+    segmentation time)."""
 
     index: int
     path: str
@@ -217,72 +223,75 @@ def segment_element(root: object, path_style: str = DEFAULT_PATH_STYLE) -> Block
     if path_style not in PATH_STYLES:
         raise ValueError(f"path_style must be one of {PATH_STYLES}, not {path_style!r}")
     qualified = path_style == "qualified"
-    # Mutable per-block builders, frozen into Block values at the end.
-    paths: list[str] = []
-    tags: list[str] = []
-    parents: list[int] = []
-    depths: list[int] = []
-    parts: list[list[str | int]] = []
-    counts: list[list[int]] = []  # links, images, scripts, forms, iframes, link_chars
-    children: list[list[int]] = []
+    # Mutable per-block builders, frozen into Block values at the end. This loop runs once per element of every
+    # page: it is written for speed (local names, no per-element function calls but for new blocks).
+    paths: list[str] = ["HTML"]
+    tags: list[str] = ["html"]
+    parents: list[int] = [-1]
+    depths: list[int] = [0]
+    parts: list[list[str | int]] = [[]]
+    counts: list[list[int]] = [[0, 0, 0, 0, 0, 0]]  # links, images, scripts, forms, iframes, link_chars
+    children: list[list[int]] = [[]]
+    qualifiers: dict[tuple[str | None, str | None], str] = {}
+    block_tags = BLOCK_TAGS
+    skipped = SKIPPED_TAGS
+    translate = str.translate
+    ws_table = _WS_TABLE
 
-    def open_block(tag: str, parent: int, el: object = None) -> int:
-        idx = len(paths)
-        upper = tag.upper()
-        if qualified and el is not None:
-            upper += _qualifier(el)
-        paths.append(upper if parent < 0 else f"{paths[parent]}.{upper}")
-        tags.append(tag)
-        parents.append(parent)
-        depths.append(0 if parent < 0 else depths[parent] + 1)
-        parts.append([])
-        counts.append([0, 0, 0, 0, 0, 0])
-        children.append([])
-        if parent >= 0:
-            children[parent].append(idx)
-            parts[parent].append(idx)
-        return idx
-
-    current = open_block("html", -1)
+    current = 0
+    cur_parts = parts[0]
     block_stack: list[int] = []  # for every open element: the block that was current when it opened
     link_depth = 0
     walker = etree.iterwalk(root, events=("start", "end"))
+    skip_subtree = walker.skip_subtree
     first = True
     for event, el in walker:
         tag = el.tag
-        if not isinstance(tag, str):  # comments and processing instructions (if the parser kept them)
+        if tag.__class__ is not str:  # comments and processing instructions (if the parser kept them)
             if event == "start":
-                walker.skip_subtree()
+                skip_subtree()
                 block_stack.append(current)
             else:
                 block_stack.pop()
                 if el.tail:
-                    parts[current].append(_WS.sub(" ", el.tail))
+                    cur_parts.append(translate(el.tail, ws_table))
             continue
-        tag = tag.lower() if not tag.islower() else tag
-        if "}" in tag:  # XHTML namespaces: {http://www.w3.org/1999/xhtml}p → p
-            tag = tag.rsplit("}", 1)[1]
         if event == "start":
             block_stack.append(current)
             if first:  # the document root is the HTML block opened above
                 first = False
                 if el.text:
-                    parts[current].append(_WS.sub(" ", el.text))
+                    cur_parts.append(translate(el.text, ws_table))
                 continue
-            if tag in SKIPPED_TAGS:
-                c = counts[current]
+            if tag in block_tags:
+                idx = len(paths)
+                upper = tag.upper()
+                if qualified:
+                    key = (el.get("id"), el.get("class"))
+                    qualifier = qualifiers.get(key)
+                    if qualifier is None:
+                        qualifier = qualifiers[key] = _qualifier(*key)
+                    upper += qualifier
+                paths.append(f"{paths[current]}.{upper}")
+                tags.append(tag)
+                parents.append(current)
+                depths.append(depths[current] + 1)
+                cur_parts.append(idx)
+                children[current].append(idx)
+                cur_parts = []
+                parts.append(cur_parts)
+                counts.append([0, 0, 0, 0, 1 if tag == "iframe" else 0, 0])
+                children.append([])
+                current = idx
+            elif tag in skipped:
                 if tag == "script":
-                    c[2] += 1
-                elif tag in ("select", "textarea", "button"):
-                    c[3] += 1
-                elif tag in ("svg", "object", "embed", "canvas", "video", "audio"):
-                    c[1] += 1
-                walker.skip_subtree()
+                    counts[current][2] += 1
+                elif tag in _FORM_FIELD_TAGS:
+                    counts[current][3] += 1
+                elif tag in _MEDIA_TAGS:
+                    counts[current][1] += 1
+                skip_subtree()
                 continue
-            if tag in BLOCK_TAGS:
-                current = open_block(tag, current, el)
-                if tag == "iframe":
-                    counts[current][4] += 1
             elif tag == "a":
                 counts[current][0] += 1
                 link_depth += 1
@@ -290,43 +299,36 @@ def segment_element(root: object, path_style: str = DEFAULT_PATH_STYLE) -> Block
                 counts[current][1] += 1
             elif tag == "input":
                 counts[current][3] += 1
-            elif tag in _LINE_BREAK_TAGS:
-                parts[current].append("\n")
-            if el.text:
-                text = _WS.sub(" ", el.text)
-                parts[current].append(text)
+            elif tag == "br":
+                cur_parts.append("\n")
+            text = el.text
+            if text:
+                text = translate(text, ws_table)
+                cur_parts.append(text)
                 if link_depth:
-                    counts[current][5] += len(text.strip())
+                    counts[current][5] += len(_norm(text))
         else:
             parent_block = block_stack.pop()
             if tag == "a" and link_depth:
                 link_depth -= 1
-            current = parent_block
-            if el.tail and block_stack:
-                text = _WS.sub(" ", el.tail)
-                parts[current].append(text)
+            if parent_block != current:
+                current = parent_block
+                cur_parts = parts[current]
+            text = el.tail
+            if text and block_stack:
+                text = translate(text, ws_table)
+                cur_parts.append(text)
                 if link_depth:
-                    counts[current][5] += len(text.strip())
+                    counts[current][5] += len(_norm(text))
     blocks = []
-    for i in range(len(paths)):
-        own = [p for p in parts[i] if isinstance(p, str)]
+    new_block = Block._make
+    for i, block_parts in enumerate(parts):
+        own = [p for p in block_parts if p.__class__ is str]
         c = counts[i]
         blocks.append(
-            Block(
-                index=i,
-                path=paths[i],
-                tag=tags[i],
-                parent=parents[i],
-                depth=depths[i],
-                children=tuple(children[i]),
-                parts=tuple(parts[i]),
-                text=_norm("".join(own)) if own else "",
-                n_links=c[0],
-                n_images=c[1],
-                n_scripts=c[2],
-                n_forms=c[3],
-                n_iframes=c[4],
-                link_chars=c[5],
+            new_block(
+                (i, paths[i], tags[i], parents[i], depths[i], tuple(children[i]), tuple(block_parts),
+                 _norm("".join(own)) if own else "", c[0], c[1], c[2], c[3], c[4], c[5])
             )
         )
     return BlockTree(tuple(blocks))
