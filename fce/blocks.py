@@ -171,12 +171,15 @@ class BlockTree:
             j += 1
         return j
 
-    def render(self, index: int, keep: Callable[[Block], bool] | None = None) -> str:
+    def render(self, index: int, keep: Callable[[Block], bool] | None = None,
+               visited: list[int] | None = None) -> str:
         """Text of ``blocks[index]`` with its sub-blocks, in document order; sub-blocks for which ``keep`` is
-        false are left out (with their own sub-blocks). Lines are separated by ``\\n``."""
-        return join_pieces(self.pieces(index, keep))
+        false are left out (with their own sub-blocks). Lines are separated by ``\\n``. The indices of the blocks
+        whose text went in are appended to ``visited`` when given."""
+        return join_pieces(self.pieces(index, keep, visited))
 
-    def pieces(self, index: int, keep: Callable[[Block], bool] | None = None) -> list[str]:
+    def pieces(self, index: int, keep: Callable[[Block], bool] | None = None,
+               visited: list[int] | None = None) -> list[str]:
         out: list[str] = []
         stack: list[str | int] = [index]
         blocks = self.blocks
@@ -188,6 +191,8 @@ class BlockTree:
             block = blocks[item]
             if item != index and keep is not None and not keep(block):
                 continue
+            if visited is not None:
+                visited.append(item)
             sep = "" if block.tag in INLINE_BLOCK_TAGS else "\n"
             stack.append(sep)
             stack.extend(reversed(block.parts))

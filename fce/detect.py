@@ -53,13 +53,16 @@ DEFAULT_MODE = "guided"
 class TemplateMatch:
     """What applying a template to one page gave: the extraction (possibly empty) and the fit score."""
 
-    __slots__ = ("blocks", "fit", "n_candidates", "n_dropped_noise")
+    __slots__ = ("blocks", "covered", "fit", "n_candidates", "n_dropped_noise")
 
-    def __init__(self, blocks: tuple[ExtractedBlock, ...], fit: float, n_candidates: int, n_dropped: int) -> None:
+    def __init__(self, blocks: tuple[ExtractedBlock, ...], fit: float, n_candidates: int, n_dropped: int,
+                 covered: frozenset[int] = frozenset()) -> None:
         self.blocks = blocks
         self.fit = fit
         self.n_candidates = n_candidates
         self.n_dropped_noise = n_dropped
+        #: indices of every block whose text is in the extraction (for block-level evaluation)
+        self.covered = covered
 
 
 class Detector:
@@ -115,18 +118,20 @@ class Detector:
         keep = self._not_noise(candidates)
         blocks = tuple(
             ExtractedBlock(path=b.path, text=text, index=b.index)
-            for (b, text, _), k in zip(candidates, keep, strict=True)
+            for (b, text, _, _), k in zip(candidates, keep, strict=True)
             if k
         )
-        return TemplateMatch(blocks, fit, len(candidates), len(candidates) - len(blocks))
+        covered = frozenset(i for (_, _, _, seen), k in zip(candidates, keep, strict=True) if k for i in seen)
+        return TemplateMatch(blocks, fit, len(candidates), len(candidates) - len(blocks), covered)
 
     def _match_guided(self, tree: BlockTree, fit: float) -> TemplateMatch:
         from fce.methods.mainblock import select_main
 
         noise_paths = self.noise_paths
         boilerplate = [b.path in noise_paths for b in tree.blocks]
-        blocks = tuple(select_main(tree, boilerplate))
-        return TemplateMatch(blocks, fit, len(blocks), 0)
+        covered: list[int] = []
+        blocks = tuple(select_main(tree, boilerplate, covered))
+        return TemplateMatch(blocks, fit, len(blocks), 0, frozenset(covered))
 
     def detect(self, page: Page | BlockTree, *, site: str | None = None) -> Extraction:
         """Template extraction only (no fallback); see :func:`fce.pipeline.extract` for the full pipeline."""
@@ -135,7 +140,7 @@ class Detector:
 
     # -- the three rules ---------------------------------------------------------------------------------------
 
-    def _extract(self, tree: BlockTree) -> list[tuple[Block, str, tuple[int, ...]]]:
+    def _extract(self, tree: BlockTree) -> list[tuple[Block, str, tuple[int, ...], list[int]]]:
         blocks = tree.blocks
         paths = self.paths
         n = len(blocks)
@@ -145,26 +150,28 @@ class Detector:
         for i in range(n - 1, 0, -1):
             if in_p[i] or has_p_below[i]:
                 has_p_below[blocks[i].parent] = True
-        out: list[tuple[Block, str, tuple[int, ...]]] = []
+        out: list[tuple[Block, str, tuple[int, ...], list[int]]] = []
         i = 0
         while i < n:
             if not in_p[i]:
                 i += 1
                 continue
             end = tree.subtree_end(i)
-            pieces, counts = self._render(tree, i, in_p, has_p_below)
+            pieces, counts, seen = self._render(tree, i, in_p, has_p_below)
             text = join_pieces(pieces)
             if text:
-                out.append((blocks[i], text, counts))
+                out.append((blocks[i], text, counts, seen))
             i = end
         return out
 
     def _render(self, tree: BlockTree, root: int, in_p: list[bool],
-                has_p_below: list[bool]) -> tuple[list[str], tuple[int, ...]]:
-        """Text of candidate ``root`` under the extraction rules, and the summed counts of the blocks kept."""
+                has_p_below: list[bool]) -> tuple[list[str], tuple[int, ...], list[int]]:
+        """Text of candidate ``root`` under the extraction rules, the summed counts of the blocks whose own text
+        was kept, and their indices."""
         blocks = tree.blocks
         out: list[str] = []
         counts = np.zeros(5, dtype=np.int64)
+        seen: list[int] = []
         # stack items: a text piece, or (block index, own_text_kept, whole) to expand
         stack: list[str | tuple[int, bool, bool]] = [(root, True, False)]
         recursive = self.recursive
@@ -177,6 +184,7 @@ class Detector:
             block = blocks[idx]
             if own:
                 counts += block_counts(block)
+                seen.append(idx)
             sep = "" if block.inline else "\n"
             stack.append(sep)
             for part in reversed(block.parts):
@@ -191,13 +199,13 @@ class Detector:
                     stack.append((part, not recursive, not recursive))
                 # rule 2: no sub-block of B' is in P -> B' is left out
             stack.append(sep)
-        return out, tuple(int(c) for c in counts)
+        return out, tuple(int(c) for c in counts), seen
 
-    def _not_noise(self, candidates: Sequence[tuple[Block, str, tuple[int, ...]]]) -> list[bool]:
+    def _not_noise(self, candidates: Sequence[tuple[Block, str, tuple[int, ...], list[int]]]) -> list[bool]:
         keep = [True] * len(candidates)
         if not self.template.noise_blocks:
             return keep
-        todo = [i for i, (b, _, _) in enumerate(candidates) if b.path in self._noise_rows]
+        todo = [i for i, (b, _, _, _) in enumerate(candidates) if b.path in self._noise_rows]
         if not todo:
             return keep
         vectors = block_vectors([candidates[i][1] for i in todo], [candidates[i][2] for i in todo])

@@ -128,10 +128,11 @@ def mainblock(page: Page) -> list[ExtractedBlock]:
     return select_main(blocks_of(page))
 
 
-def select_main(tree: BlockTree, boilerplate: Sequence[bool] | None = None) -> list[ExtractedBlock]:
+def select_main(tree: BlockTree, boilerplate: Sequence[bool] | None = None,
+                covered: list[int] | None = None) -> list[ExtractedBlock]:
     """The scoring of :func:`mainblock` over a block tree. ``boilerplate`` marks blocks known not to be content
     (a site template's noise, :class:`fce.detect.Detector` in ``guided`` mode): they neither score as paragraphs
-    nor appear in the output."""
+    nor appear in the output. The indices of the blocks whose text is output are appended to ``covered``."""
     blocks = tree.blocks
     skip = boilerplate if boilerplate is not None else [False] * len(blocks)
     if len(blocks) < 2:
@@ -186,7 +187,7 @@ def select_main(tree: BlockTree, boilerplate: Sequence[bool] | None = None) -> l
         chosen = [headline, *chosen]
     out = []
     for idx in chosen:
-        text = tree.render(idx, keep)
+        text = tree.render(idx, keep, covered)
         if text:
             out.append(ExtractedBlock(blocks[idx].path, text, idx))
     return out

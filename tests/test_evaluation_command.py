@@ -1,0 +1,88 @@
+"""``fce eval`` end to end on a tiny package, through a Typer app registering the command as fce.cli does."""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from fce.errors import SourceError, UnknownMethodError
+from fce.evaluation.command import eval_command
+from fce.evaluation.report import read_rows
+from fce.pipeline import DEFAULT_FALLBACK
+from fce.sitegen import generate_site, write_site
+
+SITE = "cli.example.com"
+N_PAGES = 22
+
+
+def _app() -> typer.Typer:
+    app = typer.Typer()
+
+    @app.callback()
+    def main() -> None:
+        """A group, so ``eval`` is a subcommand as in fce.cli."""
+
+    app.command("eval")(eval_command)
+    return app
+
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("pkg") / "tiny"
+    write_site(generate_site(SITE, N_PAGES, seed=5), root / SITE)
+    return root
+
+
+def _run(*args: str) -> tuple[int, str, BaseException | None]:
+    result = CliRunner().invoke(_app(), ["eval", *args])
+    return result.exit_code, result.output, result.exception
+
+
+def test_eval_end_to_end_writes_rows_summary_and_plots(package: Path, tmp_path: Path) -> None:
+    out, summary, plots = tmp_path / "rows.tsv", tmp_path / "summary.tsv", tmp_path / "plots"
+    code, output, exc = _run(
+        str(package), "--method", "density", "--method", "plain", "--template", "--out", str(out),
+        "--summary", str(summary), "--plots", str(plots), "--no-progress", "--by-site", "--table2",
+    )  # fmt: skip
+    assert exc is None and code == 0, output
+    rows = read_rows(out)
+    assert len(rows) == 3 * N_PAGES
+    assert {r.method for r in rows} == {"density", "plain", "template"}
+    assert all(r.fold is not None for r in rows if r.method == "template")
+    assert all(r.status.startswith("ok|") for r in rows if r.method == "template")
+    with summary.open(encoding="utf-8") as fh:
+        lines = list(csv.DictReader(fh, delimiter="\t"))
+    assert {line["measure"] for line in lines} >= {"word", "char", "block"}
+    assert {line["site"] for line in lines} == {"", SITE}
+    assert sorted(p.suffix for p in plots.iterdir()) and all(p.suffix == ".png" for p in plots.iterdir())
+    for text in ("word F1 per dataset and method", "block F1 (BF)", "time per page", "template:", "Table II",
+                 "NBT/NB/PerTime", "wall time"):  # fmt: skip
+        assert text in output
+    assert re.search(rf"sitegen +{re.escape(SITE)} +template", output.split("word F1 per site")[1])  # --by-site
+
+
+def test_eval_jsonl_and_default_method(package: Path, tmp_path: Path) -> None:
+    out = tmp_path / "rows.jsonl"
+    code, output, exc = _run(str(package), "--out", str(out), "--no-progress", "--measure", "lcsequence")
+    assert exc is None and code == 0, output
+    rows = read_rows(out)
+    assert {r.method for r in rows} == {DEFAULT_FALLBACK} and len(rows) == N_PAGES
+    assert "lcsequence F1 per dataset" in output
+
+
+def test_eval_user_errors(package: Path, tmp_path: Path) -> None:
+    code, _, exc = _run(str(package), "--method", "nope", "--no-progress")
+    assert isinstance(exc, UnknownMethodError)
+    code, _, exc = _run(str(package), "--peer", "nope", "--no-progress")
+    assert isinstance(exc, UnknownMethodError)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, _, exc = _run(str(empty), "--no-progress")
+    assert isinstance(exc, SourceError)
+    code, output, exc = _run(str(package), "--measure", "nope", "--no-progress")
+    assert code == 2 and "measure" in output
