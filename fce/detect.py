@@ -127,11 +127,15 @@ class Detector:
     def _match_guided(self, tree: BlockTree, fit: float) -> TemplateMatch:
         from fce.methods.mainblock import select_main
 
-        noise_paths = self.noise_paths
-        boilerplate = [b.path in noise_paths for b in tree.blocks]
+        noise_paths, paths = self.noise_paths, self.paths
+        blocks = tree.blocks
+        boilerplate = [b.path in noise_paths for b in blocks]
+        for b in blocks:  # a paragraph whose text sits in inline sub-blocks on content paths is not boilerplate
+            if b.inline and b.path in paths and b.parent >= 0:
+                boilerplate[b.parent] = False
         covered: list[int] = []
-        blocks = tuple(select_main(tree, boilerplate, covered))
-        return TemplateMatch(blocks, fit, len(blocks), 0, frozenset(covered))
+        selected = tuple(select_main(tree, boilerplate, covered))
+        return TemplateMatch(selected, fit, len(selected), 0, frozenset(covered))
 
     def detect(self, page: Page | BlockTree, *, site: str | None = None) -> Extraction:
         """Template extraction only (no fallback); see :func:`fce.pipeline.extract` for the full pipeline."""
