@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from fce.detect import DEFAULT_MODE, DETECTION_MODES
 from fce.errors import SourceError
 from fce.evaluation.harness import (
     DEFAULT_FOLDS,
@@ -123,6 +124,10 @@ def eval_command(
             "--fallback", metavar="NAME", help="The method --template falls back to when a template does not fit."
         ),
     ] = DEFAULT_FALLBACK,
+    mode: Annotated[
+        str,
+        typer.Option("--mode", metavar="guided|rules", help="How --template applies templates (fce detect --mode)."),
+    ] = DEFAULT_MODE,
     table2: Annotated[
         bool,
         typer.Option(
@@ -139,6 +144,8 @@ def eval_command(
     deviation, ms per page, s per kB) and the time table. Gold-less pages are counted but not scored.
     """
     started = time.perf_counter()
+    if mode not in DETECTION_MODES:
+        raise typer.BadParameter(f"must be one of {', '.join(DETECTION_MODES)}", param_hint="--mode")
     if measure not in _MEASURES:
         raise typer.BadParameter(f"unknown measure {measure!r}; one of {', '.join(_MEASURES)}", param_hint="--measure")
     if plots is not None and importlib.util.find_spec("matplotlib") is None:
@@ -157,6 +164,7 @@ def eval_command(
         min_learn=min_learn,
         max_learn=max(MAX_LEARN_PAGES, min_learn),
         fallback=fallback,
+        mode=mode,
     )
     if not result.rows:
         raise SourceError(f"no pages (.html files) found in {', '.join(map(str, packages))}")

@@ -73,7 +73,7 @@ from typing import Any
 
 from fce.blocks import DEFAULT_PATH_STYLE, blocks_of, segment
 from fce.content_extractor import ContentExtractor
-from fce.detect import Detector
+from fce.detect import DEFAULT_MODE, Detector
 from fce.errors import InputError, LearnError
 from fce.evaluation.gold_blocks import label_gold_blocks
 from fce.evaluation.measures import BLOCK, PRF, WORD, all_measures, block_f, mean, word_f
@@ -480,13 +480,13 @@ def _eval_single(doc: Document, methods: Sequence[str], peers: Sequence[str]) ->
 # ------------------------------------------------------------------------------------------------------------
 
 
-def _learn(site: str, pages: Sequence[Page]) -> tuple[Detector | None, float, str | None]:
+def _learn(site: str, pages: Sequence[Page], mode: str = DEFAULT_MODE) -> tuple[Detector | None, float, str | None]:
     start = time.perf_counter()
     try:
         template = TemplateLearner(site).fit(pages).template_
     except LearnError as exc:
         return None, time.perf_counter() - start, str(exc)
-    detector = Detector(template)
+    detector = Detector(template, mode=mode)
     return detector, time.perf_counter() - start, None
 
 
@@ -499,7 +499,7 @@ def _by_id(docs: Sequence[Document]) -> dict[str, Document]:
 
 
 def _eval_template_site(
-    docs: Sequence[Document], *, folds: int, min_learn: int, max_learn: int, fallback: str
+    docs: Sequence[Document], *, folds: int, min_learn: int, max_learn: int, fallback: str, mode: str = DEFAULT_MODE
 ) -> tuple[list[HarnessRow], list[FoldRecord], list[SkippedSite]]:
     """Rows of every page of one site in template mode, the fold records, and the site if it was skipped."""
     dataset, site = docs[0].dataset, docs[0].site
@@ -523,7 +523,7 @@ def _eval_template_site(
     records: list[FoldRecord] = []
     for fold in plan:
         pages = [p for p in (learn_pages[i] for i in fold.learn) if p is not None]
-        detector, learn_s, learn_error = _learn(site, pages)
+        detector, learn_s, learn_error = _learn(site, pages, mode)
         template = detector.template if detector is not None else None
         records.append(
             FoldRecord(
@@ -585,8 +585,9 @@ def _run_task(task: _Task) -> _TaskResult:
     if kind == "single":
         docs, methods, peers = args
         return [row for doc in docs for row in _eval_single(doc, methods, peers)], [], []
-    docs, folds, min_learn, max_learn, fallback = args
-    return _eval_template_site(docs, folds=folds, min_learn=min_learn, max_learn=max_learn, fallback=fallback)
+    docs, folds, min_learn, max_learn, fallback, mode = args
+    return _eval_template_site(docs, folds=folds, min_learn=min_learn, max_learn=max_learn, fallback=fallback,
+                               mode=mode)
 
 
 def _progress_bar(total: int, enabled: bool, desc: str) -> Any:
@@ -620,13 +621,15 @@ def evaluate(
     min_learn: int = MIN_LEARN_PAGES,
     max_learn: int = MAX_LEARN_PAGES,
     fallback: str = DEFAULT_FALLBACK,
+    mode: str = DEFAULT_MODE,
 ) -> EvalResult:
     """Evaluate ``methods`` (single-page), ``peers`` and, with ``template=True``, FastCE's template mode on
     every document under ``paths`` (test packages, dataset or data root:
     :func:`~fce.evaluation.packages.iter_documents`).
 
     ``folds``, ``min_learn``, ``max_learn`` shape the template mode's cross-validation (:func:`fold_plan`);
-    ``fallback`` is the method the pipeline falls back to there. ``workers > 1`` runs sites (template mode)
+    ``fallback`` is the method the pipeline falls back to there, ``mode`` the detection mode
+    (:data:`fce.detect.DETECTION_MODES`). ``workers > 1`` runs sites (template mode)
     and chunks of documents (the rest) in a process pool; the rows are the same, only the timings differ.
     ``progress`` draws a progress bar on stderr.
 
@@ -653,7 +656,7 @@ def evaluate(
     if template:
         # Largest sites first, so that a pool is not left waiting on one big site at the end.
         for site_docs in sorted(group_by_site(docs).values(), key=len, reverse=True):
-            tasks.append(("template", (site_docs, folds, min_learn, max_learn, fallback)))
+            tasks.append(("template", (site_docs, folds, min_learn, max_learn, fallback, mode)))
     runs_per_doc = len(methods) + len(peers)
     if runs_per_doc:
         step = _CHUNK if workers > 1 else 1
