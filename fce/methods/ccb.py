@@ -40,7 +40,6 @@ CCB), ~0.45 s for 10 million (a 10 MB page of markup and text: ~10 s). TCCB's CC
 from __future__ import annotations
 
 import numpy as np
-from scipy.signal import oaconvolve
 
 from fce.extraction import ExtractedBlock
 from fce.methods import register
@@ -99,6 +98,8 @@ def blur(
     # Weighted average over the neighbours that exist: zero padding, divided by the weight that fell inside.
     # The kernel is symmetric, so convolution is correlation; overlap-add FFT convolution is ~3 times faster
     # than the direct sum for an 81-tap kernel, with float32 rounding errors around 1e-7.
+    from scipy.signal import oaconvolve  # imported on first use: every process loads the method registry
+
     inside = oaconvolve(np.ones_like(values), kernel, mode="same")
     for _ in range(max_iterations):
         blurred = oaconvolve(values, kernel, mode="same")
