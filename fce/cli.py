@@ -31,6 +31,7 @@ from fce.errors import FceError, StoreFailure, TemplateNotFoundError
 from fce.evaluation.command import eval_command
 from fce.fetch import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, FetchOptions
 from fce.learn import RULES
+from fce.limits import DEFAULT_PAGE_TIMEOUT
 from fce.parse import MAX_PAGE_BYTES
 from fce.pipeline import DEFAULT_FALLBACK
 from fce.sites import normalize_site
@@ -157,6 +158,10 @@ MaxBytesOpt = Annotated[
                  help="Refuse pages larger than this (bytes, or with K/M/G)."),
 ]
 TimeoutOpt = Annotated[float, typer.Option(min=0.001, metavar="SECONDS", help="Seconds per download try.")]
+PageTimeoutOpt = Annotated[float, typer.Option(
+    "--page-timeout", min=0.0, metavar="SECONDS",
+    help="Seconds of processing per page (parse, extract; learning: per page learned from) before it fails "
+         "with exit 8; 0: no limit.")]
 ConcurrencyOpt = Annotated[int, typer.Option(min=1, metavar="N", help="Parallel downloads.")]
 
 
@@ -223,6 +228,7 @@ def learn(
     max_bytes: MaxBytesOpt = MAX_PAGE_BYTES,
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
     concurrency: ConcurrencyOpt = DEFAULT_CONCURRENCY,
+    page_timeout: PageTimeoutOpt = DEFAULT_PAGE_TIMEOUT,
 ) -> None:
     """Learn a site's template from 20–30 of its pages and store it (replacing the previous one)."""
     from fce.service import learn_sources, save_template
@@ -234,7 +240,8 @@ def learn(
     update, close = _progress("reading")
     try:
         result = learn_sources(sources, site=site, max_bytes=max_bytes, progress=update, rules=rules,
-                               fetch=FetchOptions(concurrency=concurrency, timeout=timeout))
+                               fetch=FetchOptions(concurrency=concurrency, timeout=timeout),
+                               page_timeout=page_timeout or None)
     finally:
         close()
     for warning in result.warnings:
@@ -285,6 +292,7 @@ def detect(
     max_bytes: MaxBytesOpt = MAX_PAGE_BYTES,
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
     concurrency: ConcurrencyOpt = DEFAULT_CONCURRENCY,
+    page_timeout: PageTimeoutOpt = DEFAULT_PAGE_TIMEOUT,
 ) -> None:
     """Extract the main content of pages, in document order, with their sites' templates.
 
@@ -313,6 +321,7 @@ def detect(
         mode=mode,
         max_bytes=max_bytes,
         fetch=FetchOptions(concurrency=concurrency, timeout=timeout),
+        page_timeout=page_timeout or None,
     )
     if target is not None:
         target.ping()  # fail before fetching pages, not after

@@ -4,17 +4,29 @@
 :class:`Page` it returns (parse once, pass the tree).
 
 Encoding is chosen in this order (issue #2): the caller's declared charset (an HTTP ``Content-Type``), a byte-order
-mark, ``<meta charset>`` / ``<meta http-equiv="Content-Type">`` in the first :data:`META_SCAN_BYTES` bytes, then the
-detector charset-normalizer, then UTF-8. Decoding never fails: undecodable bytes become U+FFFD.
+mark, ``<meta charset>`` / ``<meta http-equiv="Content-Type">`` in the first :data:`META_SCAN_BYTES` bytes, an XML
+declaration's ``encoding``, then the detector charset-normalizer, then UTF-8. Decoding never fails. Text read as
+UTF-8 (declared, or undeclared and mostly valid UTF-8) may mix in bytes of windows-1252, the usual legacy encoding
+pasted into a UTF-8 page: each byte that is not part of a valid UTF-8 sequence is read as windows-1252
+(:data:`UTF8_FALLBACK`, as ftfy and Beautiful Soup's ``detwingle`` do); other undecodable bytes become U+FFFD.
 
-Before parsing, the bytes are checked: empty input, a binary signature (PNG, PDF, gzip, …), NUL-heavy data, or text
-with no markup at all are refused with an :class:`~fce.errors.InputError` subclass naming the input.
+Before parsing, the bytes are checked: empty input, a binary signature (PNG, PDF, gzip, …), NUL-heavy data, JSON, or
+text with no markup at all are refused with an :class:`~fce.errors.InputError` subclass naming the input.
+
+Limits of the parse (README, "Limits"): pages over :data:`MAX_PAGE_BYTES` are refused; libxml2's own limits on the
+depth of the tree (256) and the size of one text node (10 MB) are lifted (``huge_tree``), since hitting them
+silently dropped the rest of the page; nesting deeper than libxml2's hard limit is flattened at
+:data:`MAX_DEPTH` levels, as browsers do; a start tag with more than :data:`MAX_ATTRIBUTES` attributes keeps the
+first ones (libxml2 takes quadratic time in their number, and parsing cannot be interrupted by the time limit).
 """
 
 from __future__ import annotations
 
 import codecs
+import json
 import re
+import threading
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +34,7 @@ from lxml import etree
 
 from fce.errors import EmptyPageError, NotHTMLError, PageTooLargeError
 
-__all__ = ["MAX_PAGE_BYTES", "Page", "decode_html", "parse_page"]
+__all__ = ["MAX_ATTRIBUTES", "MAX_DEPTH", "MAX_PAGE_BYTES", "Page", "decode_html", "parse_page"]
 
 #: Pages larger than this are refused (``PageTooLargeError``). 64 MiB holds every real page we have seen; the
 #: largest pages of the evaluation sets are under 2 MiB. Overridable per call (``max_bytes``) and on the CLI.
@@ -37,9 +49,25 @@ DETECT_BYTES = 64 * 1024
 
 #: Share of NUL bytes (in the first :data:`SNIFF_BYTES`) above which the data is binary (or UTF-16 without BOM).
 BINARY_NUL_SHARE = 0.10
-#: Share of control characters other than tab/newline/CR/FF/ESC above which decoded text is binary.
+#: Share of control characters other than NUL/tab/newline/CR/FF/ESC above which decoded text is binary. NUL is
+#: left to :data:`BINARY_NUL_SHARE`: a few stray NULs in a page are common and harmless (they become U+FFFD).
 BINARY_CONTROL_SHARE = 0.05
 SNIFF_BYTES = 4096
+
+#: Nesting depth at which a tree deeper than libxml2 accepts (2048 levels with ``huge_tree``; parsing stops there
+#: and the rest of the page was lost) is flattened: deeper start tags are dropped and their content joins the
+#: element at this depth. Chromium's HTML parser flattens at 512 levels (``kMaximumHTMLParserDOMTreeDepth``);
+#: real pages nest fewer than 100 levels, except runs of unclosed ``<font>``/``<div>`` tags.
+MAX_DEPTH = 512
+
+#: Attributes kept per start tag. libxml2 checks each new attribute against the previous ones (quadratic: 40,000
+#: attributes take 3 s, 50,000 take 8 s, inside C code that the time limit cannot interrupt); real tags have
+#: fewer than 50. Only tags longer than :data:`LONG_TAG_CHARS` are examined, so normal pages pay one regex scan.
+MAX_ATTRIBUTES = 1000
+LONG_TAG_CHARS = 32 * 1024
+
+#: How a byte that is not valid UTF-8 is read in text decoded as UTF-8 (see the module docstring).
+UTF8_FALLBACK = "windows-1252"
 
 _BINARY_SIGNATURES: tuple[tuple[bytes, str], ...] = (
     (b"\x89PNG\r\n\x1a\n", "PNG image"),
@@ -76,13 +104,52 @@ _META_CHARSET = re.compile(
     rb"""<meta[^>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_:.\-]+)""",
     re.IGNORECASE,
 )
-_MARKUP = re.compile(r"<\s*(?:[A-Za-z!?/])")
+_XML_ENCODING = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9_:.\-]+)""", re.IGNORECASE)
+#: Something only markup has: a start tag, an end tag, a comment, a doctype or a processing instruction. A ``<``
+#: followed by a space (``a < b``) is text in HTML, not a tag.
+_MARKUP = re.compile(r"<[A-Za-z!?/]")
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*>", re.IGNORECASE)
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f]")
+_CONTROL = re.compile(r"[\x01-\x08\x0b\x0e-\x1a\x1c-\x1f]")
+_UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
+_HIGH_BYTE = re.compile(rb"[\x80-\xff]")
+_TAG = re.compile(r"<(/?)([A-Za-z][^\s/>]*)[^>]*>")
+_LONG_TAG = re.compile(rf"<[A-Za-z][^<>]{{{LONG_TAG_CHARS},}}")
+_ATTRIBUTE = re.compile(r"""[^\s"'<>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?""")
+_VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
+                        "source", "track", "wbr", "frame", "keygen", "basefont", "isindex"})
+_FOREIGN_NAMESPACES = {"http://www.w3.org/2000/svg": "svg", "http://www.w3.org/1998/Math/MathML": "math"}
+_FOREIGN_PREFIX = re.compile(
+    r"""xmlns:([A-Za-z_][\w.-]*)\s*=\s*["'](""" + "|".join(map(re.escape, _FOREIGN_NAMESPACES)) + """)["']"""
+)
+#: Codecs the detector may name that no web page is written in: DOS and EBCDIC code pages (but cp866, which the
+#: WHATWG Encoding Standard has) and Mac regional encodings (but mac-roman and mac-cyrillic).
+_NOT_WEB = re.compile(r"cp(437|720|737|775|85[0-8]|86[0-59]|037|273|424|500|875|1006|1026|1125|1140)"
+                      r"|mac-(?!roman|cyrillic)[a-z0-9]+|hp-roman8|ptcp154|kz1048")
+_DEPTH_ERROR = "Excessive depth"
 
-#: libxml2's HTML parser with plain ``etree`` elements: ``lxml.html``'s element classes are looked up by a Python
-#: callback for every element proxy, which cost a third of segmentation time. fce needs none of their methods.
-_PARSER = etree.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True, default_doctype=False)
+
+def _utf8_fallback(exc: UnicodeError) -> tuple[str, int]:
+    """Codec error handler: read the bytes that are not UTF-8 as :data:`UTF8_FALLBACK`."""
+    assert isinstance(exc, UnicodeDecodeError)
+    return exc.object[exc.start:exc.end].decode(UTF8_FALLBACK, errors="replace"), exc.end
+
+
+codecs.register_error("fce-utf8-fallback", _utf8_fallback)
+
+_local = threading.local()
+
+
+def _parser() -> etree.HTMLParser:
+    """This thread's parser. One per thread, so that its ``error_log`` (read to find a too-deep tree) is this
+    parse's own. ``huge_tree`` lifts libxml2's 256-level depth and 10 MB text-node limits; the size cap bounds the
+    input instead. Plain ``etree`` elements: ``lxml.html``'s element classes are looked up by a Python callback
+    for every element proxy, which cost a third of segmentation time; fce needs none of their methods."""
+    parser = getattr(_local, "parser", None)
+    if parser is None:
+        parser = etree.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True, default_doctype=False,
+                                  huge_tree=True)
+        _local.parser = parser
+    return parser
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -132,28 +199,52 @@ def decode_html(data: bytes, declared: str | None = None, *, source: str | None 
         if data.startswith(bom):
             # A BOM beats everything but is checked after the caller's label only when they agree on the family;
             # browsers let the BOM win over HTTP, and so do we.
-            return data[len(bom):].decode(name, errors="replace"), name
+            return data[len(bom):].decode(name, errors="fce-utf8-fallback" if name == "utf-8" else "replace"), name
     codec = _codec(declared)
     if codec is None:
-        match = _META_CHARSET.search(data[:META_SCAN_BYTES])
+        head = data[:META_SCAN_BYTES]
+        match = _META_CHARSET.search(head) or _XML_ENCODING.match(head)
         if match:
             codec = _codec(match.group(1).decode("ascii", "replace"))
-            if codec in {"utf-16", "utf-16-le", "utf-16-be", "utf-32"}:
-                codec = "utf-8"  # a meta tag readable as ASCII cannot be UTF-16 (HTML standard, prescan)
+            if codec in {"utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"}:
+                codec = "utf-8"  # a declaration readable as ASCII cannot be UTF-16 (HTML standard, prescan)
     if codec is None:
         try:
             return data.decode("utf-8"), "utf-8"
         except UnicodeDecodeError:
             pass
-        codec = _detect(data)
+        codec = "utf-8" if _mostly_utf8(data) else _detect(data)
+    if codec == "utf-8":
+        return data.decode("utf-8", errors="fce-utf8-fallback"), codec
     return data.decode(codec, errors="replace"), codec
 
 
+def _mostly_utf8(data: bytes) -> bool:
+    """True when the valid UTF-8 sequences of ``data`` outnumber its other non-ASCII bytes: a UTF-8 page with
+    some legacy bytes pasted in. In text of a single-byte encoding, valid UTF-8 sequences are rare accidents."""
+    sample = data[:DETECT_BYTES]
+    valid = _UTF8_SEQUENCE.findall(sample)
+    if not valid:
+        return False
+    other = len(_HIGH_BYTE.findall(sample)) - sum(len(seq) for seq in valid)
+    return len(valid) >= other
+
+
 def _detect(data: bytes) -> str:
+    """The detector's most likely encoding among those web pages are written in; on a tie, windows-1252.
+
+    charset-normalizer ranks every codec Python has; on short Western text it often puts a DOS code page or a Mac
+    regional encoding first (``mac_latin2`` for French), which no web page uses. Those are passed over, and of
+    equally likely candidates windows-1252 wins, the WHATWG default for undeclared legacy pages.
+    """
     from charset_normalizer import from_bytes
 
-    best = from_bytes(data[:DETECT_BYTES]).best()
-    return _codec(best.encoding if best is not None else None) or "utf-8"
+    ranked = []
+    for rank, match in enumerate(from_bytes(data[:DETECT_BYTES])):
+        codec = _codec(match.encoding)
+        if codec is not None and not _NOT_WEB.fullmatch(codec):
+            ranked.append((round(match.chaos, 3), codec != "cp1252", rank, codec))
+    return min(ranked)[3] if ranked else "utf-8"
 
 
 def parse_page(
@@ -210,17 +301,117 @@ def _parse_text(text: str, *, encoding: str, url: str | None, source: str | None
         raise EmptyPageError("empty page (only whitespace)", source=name)
     if len(_CONTROL.findall(sample)) > BINARY_CONTROL_SHARE * len(sample):
         raise NotHTMLError("not HTML: binary data (control characters)", source=name)
+    first = sample.lstrip()[:1]
+    if first in ("{", "[") and _is_json(text):
+        raise NotHTMLError("not HTML: looks like JSON", source=name)
     if not _MARKUP.search(text, 0, 1_000_000):
-        first = sample.lstrip()[:1]
-        kind = "JSON" if first in "{[" else "plain text"
+        kind = "JSON" if first in ("{", "[") else "plain text"
         raise NotHTMLError(f"not HTML: no markup found (looks like {kind})", source=name)
     text = _XML_DECL.sub("", text, count=1)
     if "\x00" in text:
         text = text.replace("\x00", "\ufffd")
-    try:
-        root = etree.fromstring(text.encode("utf-8", errors="replace"), parser=_PARSER)
-    except (etree.ParserError, etree.XMLSyntaxError, ValueError) as exc:  # "Document is empty" and the like
-        raise EmptyPageError(f"no HTML document could be parsed ({exc})", source=name) from None
-    if root is None or not isinstance(root.tag, str):
-        raise EmptyPageError("no HTML document could be parsed", source=name)
+    text = _limit_attributes(text)
+    root = _parse_tree(text, name)
+    if "xmlns:" in text:
+        _rename_foreign_prefixes(root, text)
+    _parse_noframes(root)
     return Page(root=root, url=url, encoding=encoding, source=source, size=size, meta=meta)
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):  # RecursionError: JSON nested deeper than Python's stack allows
+        return False
+    return True
+
+
+def _parse_tree(text: str, name: str | None) -> Any:
+    """Parse with libxml2; a tree deeper than libxml2's hard limit is flattened at :data:`MAX_DEPTH` and parsed
+    again (once more at a tenth of it, should implied tags have kept it too deep)."""
+    for depth in (None, MAX_DEPTH, MAX_DEPTH // 10):
+        parser = _parser()
+        source = text if depth is None else _flatten(text, depth)
+        try:
+            root = etree.fromstring(source.encode("utf-8", errors="replace"), parser=parser)
+        except (etree.ParserError, etree.XMLSyntaxError, ValueError) as exc:  # "Document is empty" and the like
+            raise EmptyPageError(f"no HTML document could be parsed ({exc})", source=name) from None
+        if root is None or not isinstance(root.tag, str):
+            raise EmptyPageError("no HTML document could be parsed", source=name)
+        if not any(_DEPTH_ERROR in error.message for error in parser.error_log):
+            break
+    return root  # still too deep after flattening twice: what libxml2 read before it stopped
+
+
+def _flatten(text: str, max_depth: int) -> str:
+    """``text`` without the start tags nested deeper than ``max_depth`` (their content stays, one level up).
+
+    Nesting is counted from the tags alone: an end tag closes up to its open namesake, a stray one is kept for the
+    parser to ignore. Elements the HTML parser closes implicitly (``<p><p>``) are counted as open, so the count
+    errs on the deep side and the parser's tree is no deeper than ``max_depth`` plus the few elements it adds.
+    """
+    out: list[str] = []
+    stack: list[str] = []
+    open_names: Counter[str] = Counter()
+    pos = 0
+    for match in _TAG.finditer(text):
+        closing, tag = match.group(1), match.group(2).lower()
+        if closing:
+            if open_names[tag]:
+                while True:
+                    top = stack.pop()
+                    open_names[top] -= 1
+                    if top == tag:
+                        break
+        elif tag not in _VOID_TAGS and not match.group(0).endswith("/>"):
+            if len(stack) >= max_depth:
+                out.append(text[pos:match.start()])
+                pos = match.end()
+                continue
+            stack.append(tag)
+            open_names[tag] += 1
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _limit_attributes(text: str) -> str:
+    """``text`` with every start tag of more than :data:`MAX_ATTRIBUTES` attributes cut to the first ones."""
+    if _LONG_TAG.search(text) is None:
+        return text
+    return _LONG_TAG.sub(_cut_attributes, text)
+
+
+def _cut_attributes(match: re.Match[str]) -> str:
+    tag = match.group(0)
+    for count, attribute in enumerate(_ATTRIBUTE.finditer(tag, 1)):
+        if count > MAX_ATTRIBUTES:  # the tag name is match 0
+            return tag[:attribute.start()]
+    return tag
+
+
+def _rename_foreign_prefixes(root: Any, text: str) -> None:
+    """XHTML: ``<svg:svg>`` and ``<m:math>`` (prefixes bound to the SVG or MathML namespace) become ``<svg>`` and
+    ``<math>``, the names fce skips as non-content. The HTML parser keeps prefixed names as they are written."""
+    for prefix, uri in _FOREIGN_PREFIX.findall(text):
+        local = _FOREIGN_NAMESPACES[uri]
+        for el in list(root.iter(f"{prefix}:{local}")):
+            el.tag = local
+
+
+def _parse_noframes(root: Any) -> None:
+    """A frameset page's ``<noframes>`` is its only text; libxml2 keeps it as raw markup text. Parse it."""
+    for el in list(root.iter("noframes")):
+        if el.text and "<" in el.text and len(el) == 0:
+            try:
+                fragment = etree.fromstring(
+                    f"<html><body>{el.text}</body></html>".encode("utf-8", errors="replace"), parser=_parser())
+            except (etree.ParserError, etree.XMLSyntaxError, ValueError):
+                continue  # keep it as text
+            body = fragment.find("body") if fragment is not None else None
+            if body is None:
+                continue
+            try:
+                el.text = body.text  # lxml refuses control characters here, which libxml2 let into the tree
+            except ValueError:
+                continue
+            el.extend(list(body))

@@ -15,6 +15,7 @@ from fce.detect import DEFAULT_MODE, MIN_FIT, Detector
 from fce.errors import StoreFailure, TemplateNotFoundError
 from fce.extraction import Extraction
 from fce.learn import TemplateLearner
+from fce.limits import check_deadline, run_limited
 from fce.methods import get_method
 from fce.parse import Page
 from fce.sites import normalize_site, site_of
@@ -43,12 +44,20 @@ def extract(
     fallback: str | None = DEFAULT_FALLBACK,
     min_fit: float = MIN_FIT,
     mode: str = DEFAULT_MODE,
+    timeout: float | None = None,
 ) -> Extraction:
     """Extract the main content of ``page`` with ``template``; fall back to the method ``fallback`` when there is
     no template, its fit score is below ``min_fit``, or it extracts nothing. ``mode`` is the detection mode of
     :class:`~fce.detect.Detector` (``"guided"`` or the paper's ``"rules"``). ``fallback=None`` raises
     :class:`~fce.errors.TemplateNotFoundError` instead of falling back when there is no template, and returns the
-    (possibly empty) template extraction otherwise."""
+    (possibly empty) template extraction otherwise. ``timeout``: seconds before
+    :class:`~fce.errors.PageTimeoutError` (``None``: no limit; see :mod:`fce.limits`)."""
+    return run_limited(timeout, lambda: _extract(page, template, site=site, fallback=fallback, min_fit=min_fit,
+                                                 mode=mode), source=page.source or page.url)
+
+
+def _extract(page: Page, template: Template | Detector | None, *, site: str | None, fallback: str | None,
+             min_fit: float, mode: str) -> Extraction:
     if template is None:
         if fallback is None:
             raise TemplateNotFoundError("no template for this site and no fallback allowed",
@@ -60,13 +69,20 @@ def extract(
     if fallback is not None:
         reason = "low-fit" if match.fit < min_fit else ("empty" if not match.blocks else None)
         if reason is not None:
+            check_deadline()  # where no interrupt can be delivered, do not start the fallback past the limit
             return replace(get_method(fallback)(page), site=site, fit=match.fit, fallback_reason=reason)
-    return Extraction.from_blocks(match.blocks, method="template", site=site, fit=match.fit)
+    return Extraction.from_blocks(match.blocks, method="template", site=site, fit=match.fit,
+                                 info={"covered": match.covered})
 
 
-def learn_template(pages: Sequence[Page], site: str, **params: object) -> Template:
-    """Learn a template for ``site`` from its pages (see :class:`fce.learn.TemplateLearner` for ``params``)."""
-    return TemplateLearner(normalize_site(site), **params).fit(pages).template_  # type: ignore[arg-type]
+def learn_template(pages: Sequence[Page], site: str, *, timeout: float | None = None, **params: object) -> Template:
+    """Learn a template for ``site`` from its pages (see :class:`fce.learn.TemplateLearner` for ``params``).
+    ``timeout``: seconds per page; learning fails with :class:`~fce.errors.PageTimeoutError` after ``timeout`` ×
+    the number of pages (``None``: no limit)."""
+    name = normalize_site(site)
+    learner = TemplateLearner(name, **params)  # type: ignore[arg-type]
+    return run_limited(None if timeout is None else timeout * max(1, len(pages)), lambda: learner.fit(pages),
+                       source=name, what=f"learning from {len(pages)} pages").template_
 
 
 class Extractor:
@@ -79,11 +95,13 @@ class Extractor:
         fallback: str | None = DEFAULT_FALLBACK,
         min_fit: float = MIN_FIT,
         mode: str = DEFAULT_MODE,
+        timeout: float | None = None,
     ) -> None:
         self.store = store
         self.mode = mode
         self.fallback = fallback
         self.min_fit = min_fit
+        self.timeout = timeout  # seconds per page for extract(); the store is read outside the limit
         if fallback is not None:
             get_method(fallback)  # fail early on an unknown name
         self._cache: OrderedDict[str, Detector | None] = OrderedDict()
@@ -119,4 +137,5 @@ class Extractor:
 
     def extract(self, page: Page, *, site: str | None = None) -> Extraction:
         site = site_of(page, site)
-        return extract(page, self.detector(site), site=site, fallback=self.fallback, min_fit=self.min_fit)
+        detector = self.detector(site)
+        return extract(page, detector, site=site, fallback=self.fallback, min_fit=self.min_fit, timeout=self.timeout)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from fce.detect import DEFAULT_MODE, MIN_FIT
@@ -37,10 +38,11 @@ from fce.errors import (
 )
 from fce.extraction import Extraction
 from fce.fetch import FetchOptions
-from fce.learn import RECOMMENDED_PAGES, TemplateLearner
+from fce.learn import RECOMMENDED_PAGES
+from fce.limits import DEFAULT_PAGE_TIMEOUT, run_limited
 from fce.methods import get_method
 from fce.parse import MAX_PAGE_BYTES, Page
-from fce.pipeline import DEFAULT_FALLBACK, Extractor
+from fce.pipeline import DEFAULT_FALLBACK, Extractor, learn_template
 from fce.sites import normalize_site, site_of
 from fce.sources import READ_BATCH, PageInput, expand_sources, read_sources
 from fce.template import Template
@@ -106,6 +108,7 @@ def learn_sources(
     max_bytes: int = MAX_PAGE_BYTES,
     fetch: FetchOptions = FetchOptions(),  # noqa: B008 -- frozen, so a shared default is safe
     progress: Callable[[str], None] | None = None,
+    page_timeout: float | None = DEFAULT_PAGE_TIMEOUT,
     **params: Any,
 ) -> LearnResult:
     """Read, fetch and parse the pages ``sources`` name and learn their site's template.
@@ -114,7 +117,8 @@ def learn_sources(
     cannot be fetched or parsed is skipped (listed in ``skipped`` and ``warnings``). ``site`` defaults to the
     one site the pages' URLs name (:func:`fce.sites.site_of`). ``params`` go to
     :class:`fce.learn.TemplateLearner`. Raises :class:`LearnError` when fewer than ``fce.learn.MIN_PAGES``
-    pages are usable.
+    pages are usable. ``page_timeout`` (seconds, ``None``: no limit) bounds the parse of each page, and learning
+    to that much per page (:class:`PageTimeoutError`).
     """
     resolved = expand_sources(sources)
     for src in resolved:
@@ -125,14 +129,14 @@ def learn_sources(
     for batch in read_sources(resolved, max_bytes=max_bytes, fetch=fetch, progress=progress):
         for item in batch:
             try:
-                pages.append(item.parse(max_bytes=max_bytes))
+                pages.append(run_limited(page_timeout, partial(item.parse, max_bytes=max_bytes), source=item.source))
             except FceError as exc:
                 skipped.append(exc)
     name = normalize_site(site) if site else _common_site(pages)
     warnings = [f"skipped {exc}" for exc in skipped]
     started = time.perf_counter()
     try:
-        template = TemplateLearner(name, **params).fit(pages).template_
+        template = learn_template(pages, name, timeout=page_timeout, **params)
     except LearnError as exc:
         if not skipped:
             raise
@@ -231,27 +235,41 @@ def detect_sources(
     stdin: BinaryIO | None = None,
     progress: Callable[[str], None] | None = None,
     batch_size: int = READ_BATCH,
+    page_timeout: float | None = DEFAULT_PAGE_TIMEOUT,
 ) -> Iterator[DetectResult]:
     """Extract the main content of every page ``sources`` name; one :class:`DetectResult` per page, in order.
 
     ``method`` runs that single-page method only (no store is used). Otherwise each page's site (``site``,
     else its URL, canonical link or og:url) selects its template from ``store``, falling back to ``fallback``
     (``None``: a page without a template is a :class:`TemplateNotFoundError` result). A page that cannot be
-    read, fetched, parsed or matched is a result with ``error``; a store failure raises :class:`StoreFailure`.
+    read, fetched, parsed or matched is a result with ``error``. A store that fails mid-run ends the run: that
+    page and every later one get a :class:`StoreFailure` result (no record is lost, the store is not tried again).
     Pages are read in batches of ``batch_size``; the templates of a batch's sites are loaded in one store
-    round trip.
+    round trip. Parsing and extracting each take at most ``page_timeout`` seconds per page (``None``: no limit;
+    a page over it is a :class:`PageTimeoutError` result).
 
     Argument errors (an unknown method, ``-`` given twice) raise here, before anything is read.
     """
     runner = get_method(method) if method is not None else None
-    extractor = None if runner is not None else Extractor(store, fallback=fallback, min_fit=min_fit, mode=mode)
+    extractor = None if runner is not None else Extractor(store, fallback=fallback, min_fit=min_fit, mode=mode,
+                                                             timeout=page_timeout)
     resolved = expand_sources(sources, allow_stdin=True)
     batches = read_sources(resolved, max_bytes=max_bytes, fetch=fetch, stdin=stdin, progress=progress,
                            batch_size=batch_size)
 
     def results() -> Iterator[DetectResult]:
+        done = 0
+        try:
+            for row in rows():
+                yield row
+                done += 1
+        except StoreFailure as exc:  # the store went away mid-run: a row for this page and every one after it
+            for src in resolved[done:]:
+                yield DetectResult(src.source, error=exc)
+
+    def rows() -> Iterator[DetectResult]:
         for batch in batches:
-            parsed = [_parse(item, max_bytes) for item in batch]
+            parsed = [_parse(item, max_bytes, page_timeout) for item in batch]
             if extractor is not None:
                 _prefetch(extractor, [site_of(p, site) for p in parsed if isinstance(p, Page)])
             for item, page in zip(batch, parsed, strict=True):
@@ -260,7 +278,8 @@ def detect_sources(
                     continue
                 try:
                     if runner is not None:
-                        extraction = replace(runner(page), site=site_of(page, site))
+                        extraction = replace(run_limited(page_timeout, partial(runner, page), source=item.source),
+                                             site=site_of(page, site))
                     else:
                         assert extractor is not None
                         extraction = extractor.extract(page, site=site)
@@ -274,9 +293,9 @@ def detect_sources(
     return results()
 
 
-def _parse(item: PageInput, max_bytes: int) -> Page | FceError:
+def _parse(item: PageInput, max_bytes: int, page_timeout: float | None) -> Page | FceError:
     try:
-        return item.parse(max_bytes=max_bytes)
+        return run_limited(page_timeout, partial(item.parse, max_bytes=max_bytes), source=item.source)
     except FceError as exc:
         return exc
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -62,6 +63,7 @@ _LAST_QUALIFIER = re.compile(r"\[([^\]]*)\]$")
 _NAME_SPLIT = re.compile(r"[\s#.\-_:]+")
 
 
+@lru_cache(maxsize=65536)
 def _name_weight(path: str) -> float:
     match = _LAST_QUALIFIER.search(path)
     if not match:
