@@ -29,6 +29,7 @@ from typer.core import TyperGroup
 from fce import __version__
 from fce.errors import FceError, StoreFailure, TemplateNotFoundError
 from fce.evaluation.command import eval_command
+from fce.ingest.command import ingest_command
 from fce.fetch import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, FetchOptions
 from fce.learn import RULES
 from fce.limits import DEFAULT_PAGE_TIMEOUT
@@ -430,6 +431,7 @@ def methods() -> None:
 
 # ``fce eval`` lives with the evaluation harness, which owns its options.
 app.command("eval")(eval_command)
+app.command("ingest")(ingest_command)
 
 
 def main(argv: list[str] | None = None) -> None:

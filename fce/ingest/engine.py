@@ -1,0 +1,337 @@
+"""Where ingestion tasks run, and what a worker process keeps between tasks.
+
+Engines run one task per input file and hand back results as tasks finish:
+
+* :class:`LocalEngine` — a :class:`concurrent.futures.ProcessPoolExecutor` on this machine (``workers=0``:
+  in this process, no pool, which in-process stores such as ``memory://`` need);
+* :class:`DaskEngine` — Dask distributed: an existing cluster (``scheduler="tcp://host:8786"``) or a
+  ``LocalCluster`` of single-threaded worker processes started for the run. Inputs and the output directory must
+  be at the same paths on every worker (a shared file system).
+
+A task that fails with :class:`~fce.errors.StoreFailure` (the store unreachable) is retried ``retries`` times
+(Dask retries any failure); what still fails is reported to the orchestrator, which stops submitting and ends
+the run with that error.
+
+Per worker process (module state, never pickled): one store object per store URL (:func:`worker_store`), so a
+worker holds one connection pool however many tasks it runs; one :class:`~fce.pipeline.Extractor` per run
+(:func:`worker_extractor`), whose LRU keeps compiled templates across the tasks of a run.
+
+**Time limits** are :mod:`fce.limits` (``SIGALRM`` in a process's main thread — local pool workers, ``workers=0`` —
+and a watchdog thread in Dask's worker threads); :func:`drop_swallowed_timeouts` keeps the interruptions that
+land in finalizers out of the logs.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import sys
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from fce.errors import FceError, StoreFailure
+
+if TYPE_CHECKING:
+    from fce.pipeline import Extractor
+    from templates_store import TemplateStore
+
+__all__ = [
+    "DaskEngine",
+    "Engine",
+    "LocalEngine",
+    "drop_swallowed_timeouts",
+    "open_engine",
+    "process_id",
+    "worker_extractor",
+    "worker_store",
+]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: Seconds before a failed task is tried again (doubling per attempt): long enough for a Redis restart or
+#: failover to finish, short enough that a dead store is reported within seconds.
+RETRY_DELAY = 0.5
+
+#: Seconds to wait for a Dask scheduler named by ``--scheduler``.
+SCHEDULER_TIMEOUT = 10.0
+
+
+# --- time limits -------------------------------------------------------------------------------------------
+
+
+class _DropExpired:
+    """``sys.unraisablehook`` wrapper that drops :class:`fce.limits.Expired`.
+
+    A time limit's interruption that lands while the thread runs a finalizer (``__del__``, a weakref or
+    garbage-collector callback; Dask installs some) cannot propagate: Python prints "Exception ignored in ..."
+    (under pytest, an unraisable-exception error) and fce.limits interrupts again a moment later. Over millions
+    of records that noise is expected, so it is dropped; anything else goes to the hook installed before.
+    """
+
+    def __init__(self, previous: Callable[[Any], object]) -> None:
+        self.previous = previous
+
+    def __call__(self, unraisable: Any) -> None:
+        from fce.limits import Expired
+
+        if not isinstance(unraisable.exc_value, Expired):
+            self.previous(unraisable)
+
+
+def drop_swallowed_timeouts() -> None:
+    """Install :class:`_DropExpired` in this process (idempotent; re-installed if another hook replaced it)."""
+    if not isinstance(sys.unraisablehook, _DropExpired):
+        sys.unraisablehook = _DropExpired(sys.unraisablehook)
+
+
+# --- per-process state of workers ---------------------------------------------------------------------------
+
+
+def process_id() -> tuple[str, int]:
+    """``(host, pid)``: tells the driver's process from workers, also across machines."""
+    return socket.gethostname(), os.getpid()
+
+
+_stores: dict[str, TemplateStore] = {}
+_extractors: dict[str, tuple[str, Extractor]] = {}
+_state_lock = threading.Lock()
+
+
+def worker_store(store: TemplateStore, *, owner: tuple[str, int]) -> TemplateStore:
+    """The store this process uses for ``store.url``: the first copy it received (one client per process).
+
+    In the process that made ``store`` (``owner``, the driver when tasks run in-process), ``store`` itself.
+    """
+    if process_id() == owner:
+        return store
+    with _state_lock:
+        return _stores.setdefault(f"{type(store).__name__}:{store.url}", store)
+
+
+def worker_extractor(store: TemplateStore, *, owner: tuple[str, int], run_id: str,
+                     fallback: str | None) -> Extractor:
+    """The run's Extractor in this process: its template LRU lives across the tasks of one run, and is dropped
+    when a new run starts (a long-lived Dask worker must not keep a previous run's templates)."""
+    from fce.pipeline import Extractor
+
+    store = worker_store(store, owner=owner)
+    key = f"{type(store).__name__}:{store.url}"
+    with _state_lock:
+        current = _extractors.get(key)
+        if current is None or current[0] != run_id or current[1].store is not store:
+            current = (run_id, Extractor(store, fallback=fallback))
+            _extractors[key] = current
+        return current[1]
+
+
+# --- engines ------------------------------------------------------------------------------------------------
+
+
+def _retryable(exc: BaseException) -> bool:
+    from templates_store import StoreUnavailable
+
+    return isinstance(exc, StoreFailure | StoreUnavailable | BrokenProcessPool)
+
+
+class Engine(ABC):
+    """Runs tasks, one per input, and yields ``(task index, result or exception)`` as they finish."""
+
+    workers: int
+
+    @abstractmethod
+    def run(self, fn: Callable[[T], R], tasks: Sequence[T], *, retries: int = 0,
+            label: str = "task") -> Iterator[tuple[int, R | BaseException]]:
+        """Results as tasks finish. After :meth:`cancel` the tasks not started are dropped (no result)."""
+
+    @abstractmethod
+    def cancel(self) -> None:
+        """Do not start the remaining tasks of the current :meth:`run`."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release workers; idempotent."""
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class LocalEngine(Engine):
+    """Worker processes on this machine (``workers >= 1``), or this process itself (``workers=0``)."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = (os.cpu_count() or 1) if workers is None else workers
+        if self.workers < 0:
+            raise ValueError(f"workers must be >= 0, not {workers}")
+        self._pool: ProcessPoolExecutor | None = None
+        self._cancelled = False
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=self.workers)
+        return self._pool
+
+    def run(self, fn: Callable[[T], R], tasks: Sequence[T], *, retries: int = 0,
+            label: str = "task") -> Iterator[tuple[int, R | BaseException]]:
+        self._cancelled = False
+        if self.workers == 0:
+            yield from self._run_here(fn, tasks, retries)
+        else:
+            yield from self._run_pool(fn, tasks, retries)
+
+    def _run_here(self, fn: Callable[[T], R], tasks: Sequence[T],
+                  retries: int) -> Iterator[tuple[int, R | BaseException]]:
+        for index, task in enumerate(tasks):
+            if self._cancelled:
+                return
+            for attempt in range(retries + 1):
+                try:
+                    result: R | BaseException = fn(task)
+                except Exception as exc:  # noqa: BLE001 -- a task's failure is its result; the caller reports it
+                    result = exc
+                    if _retryable(exc) and attempt < retries:
+                        time.sleep(RETRY_DELAY * 2 ** attempt)
+                        continue
+                break
+            yield index, result
+
+    def _run_pool(self, fn: Callable[[T], R], tasks: Sequence[T],
+                  retries: int) -> Iterator[tuple[int, R | BaseException]]:
+        """At most ``workers`` tasks in flight. When a worker process dies (killed, out of memory, a crash in C
+        code) the pool breaks and every task in flight is lost; those are then run one at a time, so that the
+        one that kills its worker is known, and only it is charged an attempt."""
+        attempts = [0] * len(tasks)
+        queue = deque(range(len(tasks)))
+        suspects: deque[int] = deque()
+        running: dict[Future[R], int] = {}
+        solo = False
+        while queue or suspects or running:
+            if not self._cancelled and not running and suspects:
+                index = suspects.popleft()
+                running[self._executor().submit(fn, tasks[index])] = index
+                solo = True
+            while not self._cancelled and not solo and queue and len(running) < self.workers:
+                index = queue.popleft()
+                running[self._executor().submit(fn, tasks[index])] = index
+            if not running:
+                break  # cancelled: the tasks not started are dropped
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            lost: list[int] = []
+            for future in done:
+                index = running.pop(future)
+                exc = future.exception()
+                if exc is None:
+                    yield index, future.result()
+                elif isinstance(exc, BrokenProcessPool):
+                    lost.append(index)
+                elif _retryable(exc) and attempts[index] < retries and not self._cancelled:
+                    attempts[index] += 1
+                    time.sleep(RETRY_DELAY * 2 ** (attempts[index] - 1))
+                    queue.appendleft(index)
+                else:
+                    yield index, exc
+            if lost:
+                lost += running.values()  # the pool is gone: what was still running is lost too
+                running.clear()
+                self._restart_pool()
+                if solo:  # it ran alone: it is the one that killed its worker
+                    (index,) = lost
+                    attempts[index] += 1
+                    if attempts[index] > retries or self._cancelled:
+                        yield index, BrokenProcessPool(f"the worker process running task {index} died")
+                    else:
+                        suspects.appendleft(index)
+                else:
+                    suspects.extend(sorted(lost))
+            solo = False
+
+    def _restart_pool(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = None
+
+    def cancel(self) -> None:
+        self._cancelled = True
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+class DaskEngine(Engine):
+    """Dask distributed: the cluster at ``scheduler``, or a LocalCluster of ``workers`` processes (one thread
+    each, since fce releases the GIL only inside lxml) started here and closed by :meth:`close`."""
+
+    def __init__(self, scheduler: str | None = None, workers: int | None = None) -> None:
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise FceError("--engine dask needs Dask distributed: pip install 'fce[ingest]'") from None
+        self._cluster = None
+        if scheduler:
+            try:
+                self.client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)
+            except (OSError, TimeoutError) as exc:
+                raise FceError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
+        else:
+            self._cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                                         processes=True, dashboard_address=None, silence_logs=logging.ERROR)
+            self.client = Client(self._cluster)
+        info = self.client.scheduler_info()
+        self.workers = sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()) or (workers or 1)
+        self._futures: list[Any] = []
+
+    def run(self, fn: Callable[[T], R], tasks: Sequence[T], *, retries: int = 0,
+            label: str = "task") -> Iterator[tuple[int, R | BaseException]]:
+        from dask.distributed import as_completed
+
+        # pure=False: a rerun of the same input must run again, not hit a cached result.
+        self._futures = [self.client.submit(fn, task, retries=retries, pure=False, key=f"fce-{label}-{i}-"
+                                            f"{os.urandom(4).hex()}") for i, task in enumerate(tasks)]
+        index = {future.key: i for i, future in enumerate(self._futures)}
+        for future in as_completed(self._futures):
+            if future.cancelled():
+                continue
+            try:
+                yield index[future.key], future.result()
+            except Exception as exc:  # noqa: BLE001 -- a task's failure is its result; the caller reports it
+                yield index[future.key], exc
+        self._futures = []
+
+    def cancel(self) -> None:
+        pending = [f for f in self._futures if not f.done()]
+        if pending:
+            self.client.cancel(pending)
+
+    def close(self) -> None:
+        self.client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None
+
+
+def open_engine(name: str, *, scheduler: str | None = None, workers: int | None = None) -> Engine:
+    """``"local"`` or ``"dask"`` (see the module docstring)."""
+    if name == "local":
+        if scheduler:
+            raise ValueError("--scheduler is for --engine dask")
+        return LocalEngine(workers)
+    if name == "dask":
+        if workers == 0:
+            raise ValueError("--workers 0 (in this process) is for --engine local")
+        return DaskEngine(scheduler, workers)
+    raise ValueError(f"unknown engine {name!r}: use local or dask")

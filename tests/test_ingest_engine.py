@@ -1,0 +1,182 @@
+"""fce.ingest.engine: time limits, the local engine's retries and recovery, and the same job on Dask."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+import pytest
+
+from fce.errors import PageTimeoutError, StoreFailure
+from fce.ingest import ingest
+from fce.ingest.engine import DaskEngine, LocalEngine, drop_swallowed_timeouts, open_engine
+from fce.limits import run_limited
+from fce.sitegen import generate_site
+from templates_store import MemoryStore
+from tests.test_ingest_corpus import MAX_BYTES, build_crawl, check_rows, rows_of
+
+
+def _spin(seconds: float) -> str:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+    return "finished"
+
+
+# --- time limits (fce.limits) inside tasks ---------------------------------------------------------------
+
+
+class _SlowFinalizer:
+    def __del__(self) -> None:
+        _spin(0.3)  # the limit fires while this finalizer runs: the interruption cannot propagate from here
+
+
+def _garbage_then_spin() -> str:
+    for _ in range(3):
+        _SlowFinalizer()
+    return _spin(5)
+
+
+@pytest.mark.parametrize("in_thread", [False, True])
+def test_an_interruption_swallowed_by_a_finalizer_is_not_reported(in_thread: bool) -> None:
+    """Python drops an exception raised in ``__del__`` ("Exception ignored in ...", an error under pytest's
+    unraisable-exception check); fce.limits interrupts again, and the dropped one is not reported."""
+    outcome: list[str] = []
+
+    def check() -> None:
+        drop_swallowed_timeouts()
+        try:
+            run_limited(0.1, _garbage_then_spin)
+        except PageTimeoutError:
+            outcome.append("timeout")
+
+    if in_thread:
+        thread = threading.Thread(target=check)
+        thread.start()
+        thread.join()
+    else:
+        check()
+    assert outcome == ["timeout"]
+
+
+# --- the local engine ------------------------------------------------------------------------------------
+
+
+def _fail_once(marker: str) -> str:
+    """Fails with StoreFailure the first time (per marker file), then succeeds."""
+    path = Path(marker)
+    if not path.exists():
+        path.write_text("failed once")
+        raise StoreFailure("template store redis://x: unreachable")
+    return f"done in {os.getpid()}"
+
+
+def _die_once(marker: str) -> str:
+    """Kills its worker process the first time (as the kernel's OOM killer would), then succeeds."""
+    path = Path(marker)
+    if not path.exists():
+        path.write_text("died once")
+        os._exit(1)
+    return "survived"
+
+
+def _always_fail(_: str) -> str:
+    raise StoreFailure("template store redis://x: unreachable")
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_local_engine_retries_a_store_failure(workers: int, tmp_path: Path) -> None:
+    with LocalEngine(workers) as engine:
+        results = dict(engine.run(_fail_once, [str(tmp_path / "a"), str(tmp_path / "b")], retries=1))
+        assert all(str(r).startswith("done") for r in results.values())
+        failed = dict(engine.run(_always_fail, ["x"], retries=1))
+        assert isinstance(failed[0], StoreFailure)
+
+
+def test_local_engine_recovers_from_a_dead_worker(tmp_path: Path) -> None:
+    with LocalEngine(2) as engine:
+        results = dict(engine.run(_die_once, [str(tmp_path / "m"), str(tmp_path / "m2")], retries=1))
+    assert results == {0: "survived", 1: "survived"}
+
+
+def test_open_engine_checks_its_arguments() -> None:
+    with pytest.raises(ValueError, match="--scheduler"):
+        open_engine("local", scheduler="tcp://x:1")
+    with pytest.raises(ValueError, match="unknown engine"):
+        open_engine("spark")
+    with pytest.raises(ValueError, match="workers 0"):
+        open_engine("dask", workers=0)
+
+
+# --- Dask ------------------------------------------------------------------------------------------------
+
+
+def _warm() -> None:
+    import fce.ingest.pipeline  # noqa: F401 -- pay the import once per worker, before the timed tests
+
+
+@pytest.fixture(scope="module")
+def dask_engine() -> Iterator[DaskEngine]:
+    """One LocalCluster (2 worker processes) for the module, started by DaskEngine itself; the tests reach it
+    through its scheduler address, the ``--scheduler`` path."""
+    pytest.importorskip("dask.distributed")
+    engine = DaskEngine(None, workers=2)
+    engine.client.run(_warm)
+    yield engine
+    engine.close()
+
+
+def test_dask_cluster_gives_the_same_rows_as_local(dask_engine: DaskEngine, tmp_path: Path) -> None:
+    crawl = build_crawl(tmp_path / "crawl")
+    inputs = [str(f) for f in crawl.files]
+    address = dask_engine.client.scheduler.address
+    on_dask = ingest(inputs, out_dir=tmp_path / "dask", store=f"sqlite:///{tmp_path / 't.db'}", engine="dask",
+                     scheduler=address, max_bytes=MAX_BYTES, progress=False)
+    assert on_dask.workers == 2 and on_dask.learned == ("alpha.co.uk", "beta.org")
+    local = ingest(inputs, out_dir=tmp_path / "local", store=MemoryStore(), workers=0, max_bytes=MAX_BYTES,
+                   progress=False)
+    dask_rows = rows_of(tmp_path / "dask")
+    check_rows(crawl, dask_rows)
+    assert sorted(map(json.dumps, dask_rows)) == sorted(map(json.dumps, rows_of(tmp_path / "local")))
+    assert on_dask.counts == local.counts
+
+
+def test_dask_worker_threads_enforce_the_time_limit(dask_engine: DaskEngine, tmp_path: Path) -> None:
+    pages = generate_site("delta.com", 2)
+    with (tmp_path / "pages.jsonl").open("w") as f:
+        for p in pages:
+            f.write(json.dumps({"url": p.url, "html": p.html.decode(p.charset)}) + "\n")
+        f.write(json.dumps({"url": "https://delta.com/slow", "html": "<p>w</p>" * 200_000}) + "\n")
+    summary = ingest([tmp_path / "pages.jsonl"], out_dir=tmp_path / "out", store=f"sqlite:///{tmp_path / 't.db'}",
+                     engine="dask", scheduler=dask_engine.client.scheduler.address, timeout=0.5,
+                     detect_only=True, progress=False)
+    assert summary.counts == {"fallback": 2, "timeout": 1}
+
+
+def test_dask_rejects_an_in_process_store(dask_engine: DaskEngine, tmp_path: Path) -> None:
+    crawl_file = tmp_path / "x.jsonl"
+    crawl_file.write_text("")
+    with pytest.raises(ValueError, match="memory://"):
+        ingest([crawl_file], out_dir=tmp_path / "out", store=MemoryStore(), engine="dask",
+               scheduler=dask_engine.client.scheduler.address, progress=False)
+
+
+def _poison(marker: str) -> str:
+    """Kills its worker on every attempt when the marker's name says so."""
+    if marker.endswith("poison"):
+        os._exit(1)
+    time.sleep(0.2)
+    return "fine"
+
+
+def test_local_engine_charges_only_the_task_that_kills_its_worker(tmp_path: Path) -> None:
+    tasks = [str(tmp_path / name) for name in ("a", "poison", "b", "c")]
+    with LocalEngine(2) as engine:
+        results = dict(engine.run(_poison, tasks, retries=1))
+    assert [results[i] for i in (0, 2, 3)] == ["fine", "fine", "fine"]
+    assert isinstance(results[1], BrokenProcessPool)
