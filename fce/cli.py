@@ -29,8 +29,8 @@ from typer.core import TyperGroup
 from fce import __version__
 from fce.errors import FceError, StoreFailure, TemplateNotFoundError
 from fce.evaluation.command import eval_command
-from fce.ingest.command import ingest_command
 from fce.fetch import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, FetchOptions
+from fce.ingest.command import ingest_command
 from fce.learn import RULES
 from fce.limits import DEFAULT_PAGE_TIMEOUT
 from fce.parse import MAX_PAGE_BYTES
