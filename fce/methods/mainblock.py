@@ -112,7 +112,8 @@ def _headline(tree: BlockTree, start: int, skip: Sequence[bool]) -> int | None:
         ancestor = blocks[ancestor].parent
     for i in range(start - 1, ancestor, -1):
         if blocks[i].tag == "h1" and blocks[i].text and not skip[i]:
-            return i
+            # a container inside the headline is already part of it: no second copy
+            return None if start < tree.subtree_end(i) else i
     return None
 
 
