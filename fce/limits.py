@@ -78,6 +78,9 @@ _SLACK = 0.001
 #: How many of the innermost frames are looked at to tell whether the thread is inside this module.
 _GUARD_DEPTH = 8
 
+#: Seconds before trying again when the time ran out while the thread was inside this module (arming, releasing).
+_GUARD_RETRY = 0.001
+
 
 class Expired(BaseException):  # noqa: N818 -- an interrupt like KeyboardInterrupt, not an error
     """Raised inside a limited block when a deadline has passed; leaves the block as PageTimeoutError."""
@@ -240,7 +243,8 @@ class _Alarm(_Limiter):
         if any(deadline <= now + _SLACK for deadline in self._deadlines.values()):
             if not _in_this_module(frame):
                 raise Expired
-            return  # arming or releasing: the interval timer fires again after REFIRE_INTERVAL
+            signal.setitimer(signal.ITIMER_REAL, _GUARD_RETRY, REFIRE_INTERVAL)  # arming or releasing: soon again
+            return
         if self._foreign is not None and self._foreign[0] <= now + _SLACK:
             _, interval = self._foreign
             self._foreign = (now + interval, interval) if interval > 0 else None
@@ -284,21 +288,24 @@ class _Watchdog(_Limiter):
                     self._cond.wait()
                     continue
                 when, token = self._heap[0]
-                delay = when - time.monotonic()
-                if delay > 0:
-                    self._cond.wait(delay)
+                now = time.monotonic()
+                if when > now:
+                    self._cond.wait(when - now)
                     continue
-                heapq.heapreplace(self._heap, (when + REFIRE_INTERVAL, token))
                 ident, owner = self._armed[token]
                 frame = sys._current_frames().get(ident)
                 if frame is None:  # the thread has ended
+                    heapq.heappop(self._heap)
                     del self._armed[token]
                     self._fired.discard(token)
-                    continue
-                if _in_this_module(frame) or not _on_stack(owner, frame):
-                    continue  # arming, releasing, or out of the block (a suspended generator): fire again later
-                self._fired.add(token)
-                _async_raise(ident, Expired)
+                elif _in_this_module(frame):  # arming or releasing: soon again
+                    heapq.heapreplace(self._heap, (now + _GUARD_RETRY, token))
+                elif not _on_stack(owner, frame):  # out of the block (a suspended generator): later
+                    heapq.heapreplace(self._heap, (now + REFIRE_INTERVAL, token))
+                else:
+                    heapq.heapreplace(self._heap, (now + REFIRE_INTERVAL, token))
+                    self._fired.add(token)
+                    _async_raise(ident, Expired)
 
 
 def _on_stack(owner: FrameType, frame: FrameType | None) -> bool:
