@@ -64,7 +64,8 @@ def test_noise_of_another_path_is_not_compared():
 
 
 def test_output_in_document_order_with_indices():
-    blocks = Detector(template(["HTML.BODY.DIV.P", "HTML.BODY.DIV.P.SPAN"]), mode="rules").match(parse_page(PAGE)).blocks
+    detector = Detector(template(["HTML.BODY.DIV.P", "HTML.BODY.DIV.P.SPAN"]), mode="rules")
+    blocks = detector.match(parse_page(PAGE)).blocks
     assert [b.index for b in blocks] == sorted(b.index for b in blocks)
 
 
