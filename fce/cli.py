@@ -27,6 +27,7 @@ import typer
 from typer.core import TyperGroup
 
 from fce import __version__
+from fce.cliutil import parse_size as _size
 from fce.errors import FceError, StoreFailure, TemplateNotFoundError
 from fce.evaluation.command import eval_command
 from fce.fetch import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, FetchOptions
@@ -130,16 +131,6 @@ def _state(ctx: typer.Context) -> _State:
     obj = ctx.find_root().obj
     assert isinstance(obj, _State)
     return obj
-
-
-def _size(value: str | int) -> int:
-    """``65536``, ``64K``, ``16M``, ``1G`` (binary units) → bytes."""
-    if isinstance(value, int):  # the default
-        return value
-    match = re.fullmatch(r"\s*(\d+)\s*([KMG]?)i?B?\s*", value, re.IGNORECASE)
-    if not match or int(match.group(1)) == 0:
-        raise typer.BadParameter(f"{value!r} is not a positive size (such as 65536, 512K, 16M)")
-    return int(match.group(1)) * 1024 ** " KMG".index((match.group(2) or " ").upper())
 
 
 class Format(StrEnum):

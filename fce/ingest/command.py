@@ -5,13 +5,13 @@ Errors are raised as :mod:`fce.errors` exceptions; the app maps them to messages
 
 from __future__ import annotations
 
-import re
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from fce.cliutil import parse_size as _size
 from fce.ingest.pipeline import (
     DEFAULT_K,
     DEFAULT_MIN_PAGES,
@@ -30,16 +30,6 @@ __all__ = ["EngineName", "ingest_command"]
 class EngineName(StrEnum):
     local = "local"
     dask = "dask"
-
-
-def _size(value: str | int) -> int:
-    """``65536``, ``64K``, ``16M``, ``1G`` (binary units) → bytes. (The same rule as ``fce detect --max-bytes``.)"""
-    if isinstance(value, int):  # the default
-        return value
-    match = re.fullmatch(r"\s*(\d+)\s*([KMG]?)i?B?\s*", value, re.IGNORECASE)
-    if not match or int(match.group(1)) == 0:
-        raise typer.BadParameter(f"{value!r} is not a positive size (such as 65536, 512K, 16M)")
-    return int(match.group(1)) * 1024 ** " KMG".index((match.group(2) or " ").upper())
 
 
 def ingest_command(
