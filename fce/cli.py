@@ -32,7 +32,7 @@ from fce.errors import FceError, StoreFailure, TemplateNotFoundError
 from fce.evaluation.command import eval_command
 from fce.fetch import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, FetchOptions
 from fce.ingest.command import ingest_command
-from fce.learn import RULES
+from fce.learn import DEFAULT_RULES, RULES
 from fce.limits import DEFAULT_PAGE_TIMEOUT
 from fce.parse import MAX_PAGE_BYTES
 from fce.pipeline import DEFAULT_FALLBACK
@@ -216,7 +216,7 @@ def learn(
     )] = None,
     store: StoreOpt = None,
     rules: Annotated[str, typer.Option(
-        metavar="RULES", help=f"Detection rules stored with the template: {' or '.join(RULES)}.")] = "paper",
+        metavar="RULES", help=f"Detection rules stored with the template: {' or '.join(RULES)}.")] = DEFAULT_RULES,
     max_bytes: MaxBytesOpt = MAX_PAGE_BYTES,
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
     concurrency: ConcurrencyOpt = DEFAULT_CONCURRENCY,
