@@ -113,7 +113,7 @@ class Block(NamedTuple):
     Immutable (a named tuple: a page has hundreds of blocks, and building frozen dataclasses cost a fifth of
     segmentation time)."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index on purpose: the block's position
     path: str
     tag: str
     parent: int  # -1 for the root

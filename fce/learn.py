@@ -167,7 +167,7 @@ class TemplateLearner:
         content_chars: Counter[str] = Counter()
         all_chars: Counter[str] = Counter()
         for tree, mask in zip(usable, is_content, strict=True):
-            content_support.update({tree[i].path for i in np.flatnonzero(mask)})
+            content_support.update({tree[int(i)].path for i in np.flatnonzero(mask)})
             known.update({b.path for b in tree.blocks if b.text})
             for b in tree.blocks:
                 if b.text:

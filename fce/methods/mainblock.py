@@ -154,8 +154,8 @@ def select_main(tree: BlockTree, boilerplate: Sequence[bool] | None = None,
         if b.inline or para[b.index] < MIN_PARAGRAPH_CHARS or b.parent < 0 or skip[b.index]:
             continue
         points = 1.0 + commas[b.index] + min(para[b.index] / CHARS_PER_POINT, MAX_LENGTH_POINTS)
-        parent = blocks[b.parent]
-        for target, share in ((parent, 1.0), (blocks[parent.parent] if parent.parent >= 0 else None,
+        up = blocks[b.parent]
+        for target, share in ((up, 1.0), (blocks[up.parent] if up.parent >= 0 else None,
                                                GRANDPARENT_SHARE)):
             if target is None:
                 continue
