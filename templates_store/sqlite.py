@@ -232,6 +232,13 @@ class SQLiteStore(TemplateStore):
             raise StoreUnavailable(
                 f"template store {self.url}: cannot create directory {self.path.parent}: {reason}",
                 url=self.url) from exc
+        if self._read_only():
+            # A store deployed read-only (files and folder not writable, e.g. templates shipped to workers):
+            # WAL needs a writable -shm file, so open it immutable; reads work, writes fail as read-only.
+            uri = f"file:{quote(str(self.path.resolve()))}?mode=ro&immutable=1"
+            conn = sqlite3.connect(uri, uri=True, timeout=self.busy_timeout, isolation_level=None,
+                                   check_same_thread=False)
+            return conn
         conn = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None,
                                check_same_thread=False)  # our lock serialises the threads
         try:
@@ -240,6 +247,11 @@ class SQLiteStore(TemplateStore):
             conn.close()
             raise
         return conn
+
+    def _read_only(self) -> bool:
+        """An existing store file that this process cannot write, in a folder it cannot write either."""
+        return (self.path.exists() and not os.access(self.path, os.W_OK)
+                and not os.access(self.path.parent, os.W_OK))
 
     def _prepare(self, conn: sqlite3.Connection) -> None:
         """Set the connection up and create the schema, retrying while other processes do the same.

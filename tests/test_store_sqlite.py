@@ -190,6 +190,12 @@ def _put_error(path: Path) -> str | None:
     return None
 
 
+def _get_payload(path: Path) -> str | None:
+    """The payload stored for example.com, read by this (unprivileged) process."""
+    record = SQLiteStore(path).get("example.com")
+    return None if record is None else record.payload
+
+
 def test_unwritable_directory(unprivileged: tuple[Path, Callable[..., Any]]) -> None:
     scratch, run = unprivileged
     locked = scratch / "locked"
@@ -210,7 +216,8 @@ def test_read_only_database_file(unprivileged: tuple[Path, Callable[..., Any]]) 
     path.parent.chmod(0o555)
     message = run(_put_error, path)
     assert message is not None and str(path) in message
-    assert SQLiteStore(path).get("example.com").payload == "x"  # still readable, and unchanged
+    assert run(_get_payload, path) == "x"  # a user who cannot write reads it (opened immutable)
+    assert SQLiteStore(path).get("example.com").payload == "x"  # unchanged
 
 
 @pytest.mark.parametrize("layout", ["parent is a file", "path is a directory"])
