@@ -16,7 +16,8 @@ here, in one table (:data:`EXIT_CODES`), and is documented in the README.
     ├── TemplateNotFoundError (LookupError) no template for the site (only where no fallback is allowed)
     ├── TemplateError (ValueError)         a stored template that is corrupt, of another schema, or of another site
     ├── UnknownMethodError (LookupError)   ``--method`` names no registered method
-    └── StoreFailure (ConnectionError)     the template store failed (wraps templates_store.StoreError)
+    ├── StoreFailure (ConnectionError)     the template store failed (wraps templates_store.StoreError)
+    └── EngineError (ConnectionError)      the batch engine cannot run: Dask missing or its scheduler unreachable
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 __all__ = [
     "EXIT_CODES",
     "EmptyPageError",
+    "EngineError",
     "FceError",
     "FetchError",
     "InputError",
@@ -121,6 +123,12 @@ class StoreFailure(FceError, ConnectionError):
     exit_code = 13
 
 
+class EngineError(FceError, ConnectionError):
+    """``fce ingest --engine dask`` cannot run: Dask distributed is not installed, or the scheduler is unreachable."""
+
+    exit_code = 15
+
+
 #: Exit status of the CLI per error class; 0 is success, 1 an unexpected internal error, 2 a usage error
 #: (Typer's own). The most specific class wins.
 EXIT_CODES: dict[type[FceError], int] = {
@@ -139,5 +147,6 @@ EXIT_CODES: dict[type[FceError], int] = {
         TemplateError,
         UnknownMethodError,
         StoreFailure,
+        EngineError,
     )
 }

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fce.errors import PageTimeoutError, StoreFailure
+from fce.errors import EngineError, PageTimeoutError, StoreFailure
 from fce.ingest import ingest
 from fce.ingest.engine import DaskEngine, LocalEngine, drop_swallowed_timeouts, open_engine
 from fce.limits import run_limited
@@ -180,3 +180,12 @@ def test_local_engine_charges_only_the_task_that_kills_its_worker(tmp_path: Path
         results = dict(engine.run(_poison, tasks, retries=1))
     assert [results[i] for i in (0, 2, 3)] == ["fine", "fine", "fine"]
     assert isinstance(results[1], BrokenProcessPool)
+
+
+def test_unreachable_scheduler_is_an_engine_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("fce.ingest.engine.SCHEDULER_TIMEOUT", 1.0)
+    started = time.monotonic()
+    with pytest.raises(EngineError, match="cannot reach the Dask scheduler tcp://127.0.0.1:1"):
+        DaskEngine("tcp://127.0.0.1:1")
+    assert time.monotonic() - started < 10
+    assert EngineError.exit_code == 15

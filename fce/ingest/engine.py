@@ -36,7 +36,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from fce.errors import FceError, StoreFailure
+from fce.errors import EngineError, StoreFailure
 
 if TYPE_CHECKING:
     from fce.pipeline import Extractor
@@ -280,13 +280,13 @@ class DaskEngine(Engine):
         try:
             from dask.distributed import Client, LocalCluster
         except ImportError:
-            raise FceError("--engine dask needs Dask distributed: pip install 'fce[ingest]'") from None
+            raise EngineError("--engine dask needs Dask distributed: pip install 'fce[ingest]'") from None
         self._cluster = None
         if scheduler:
             try:
                 self.client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)
             except (OSError, TimeoutError) as exc:
-                raise FceError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
+                raise EngineError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
         else:
             self._cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
                                          processes=True, dashboard_address=None, silence_logs=logging.ERROR)
