@@ -126,7 +126,7 @@ class Extractor:
         try:
             found = self.store.get_many(wanted)
         except StoreError as exc:
-            raise StoreFailure(str(exc)) from None
+            raise StoreFailure(str(exc)) from exc  # the cause says which (unreachable or corrupt)
         for site in wanted:
             record = found.get(site)
             self._cache[site] = (
