@@ -76,6 +76,16 @@ _QUALIFIER = re.compile(r"([A-Z][A-Z0-9]*)\[([^\]]*)\]")
 _NAME_SPLIT = re.compile(r"[\s#.\-_:]+")
 
 
+def name_words(qualifier: str) -> tuple[bool, bool]:
+    """For one element's id/class names (``#main .story``): whether they hold a content word
+    (:data:`CONTENT_NAME_TOKENS`) and whether they hold a furniture word (:data:`NOISE_NAME_PARTS`,
+    :data:`NOISE_NAME_TOKENS`)."""
+    names = qualifier.lower()
+    tokens = set(_NAME_SPLIT.split(names))
+    furniture = bool(tokens & NOISE_NAME_TOKENS) or any(part in names for part in NOISE_NAME_PARTS)
+    return bool(tokens & CONTENT_NAME_TOKENS), furniture
+
+
 def noise_named(path: str) -> bool:
     """True when the nearest element on ``path`` (from the block up, ``HTML`` and ``BODY`` excluded) whose id/class
     names are telling holds a furniture word (:data:`NOISE_NAME_PARTS`, :data:`NOISE_NAME_TOKENS`) rather than a
@@ -84,11 +94,10 @@ def noise_named(path: str) -> bool:
     for tag, qualifier in reversed(_QUALIFIER.findall(path)):
         if tag in ("HTML", "BODY"):
             continue
-        names = qualifier.lower()
-        tokens = set(_NAME_SPLIT.split(names))
-        if tokens & CONTENT_NAME_TOKENS:
+        content, furniture = name_words(qualifier)
+        if content:
             return False
-        if tokens & NOISE_NAME_TOKENS or any(part in names for part in NOISE_NAME_PARTS):
+        if furniture:
             return True
     return False
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from fce.blocks import BlockTree, blocks_of
 from fce.extraction import ExtractedBlock
-from fce.learn import CONTENT_NAME_TOKENS, NOISE_NAME_PARTS, NOISE_NAME_TOKENS
+from fce.learn import name_words
 from fce.methods import register
 from fce.parse import Page
 
@@ -60,7 +60,6 @@ TAG_WEIGHTS = {
 }  # fmt: skip
 
 _LAST_QUALIFIER = re.compile(r"\[([^\]]*)\]$")
-_NAME_SPLIT = re.compile(r"[\s#.\-_:]+")
 
 
 @lru_cache(maxsize=65536)
@@ -68,14 +67,8 @@ def _name_weight(path: str) -> float:
     match = _LAST_QUALIFIER.search(path)
     if not match:
         return 0.0
-    names = match.group(1).lower()
-    tokens = set(_NAME_SPLIT.split(names))
-    weight = 0.0
-    if tokens & CONTENT_NAME_TOKENS:
-        weight += NAME_WEIGHT
-    if tokens & NOISE_NAME_TOKENS or any(part in names for part in NOISE_NAME_PARTS):
-        weight -= NAME_WEIGHT
-    return weight
+    content, furniture = name_words(match.group(1))
+    return NAME_WEIGHT * (content - furniture)
 
 
 def _subtree_sums(tree: BlockTree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
