@@ -1,0 +1,235 @@
+"""Benchmark of ``fce serve``: requests/s and latency of ``POST /extract`` with a template, against the in-process
+detection time of the same pages.
+
+    python -m bench.serve_bench [--rounds 3] [--concurrency 4] [--requests 400] [--example]
+
+Pages: msv-big9 (``/work/shared/data`` or ``$FCE_BENCH_DATA``), each site split as in the speed section
+(:func:`bench.common.split_learn_detect`: 30 pages learned, the rest detected); ``--example`` (or no data) uses the
+bundled example site (30 learned, 5 detected). Templates are learned in this process and written to a SQLite
+store; the server is ``fce --store … serve`` in its own process on a free loopback port (one core), the load
+generator runs here (the other core): 2 processes in all.
+
+What is measured, in one run:
+
+* **in-process** — per page, ``parse_page`` + ``fce.pipeline.extract`` with the site's compiled template: what the
+  server does for a request, without HTTP and JSON;
+* **sequential** — one keep-alive connection, one request at a time: the latency of each page's request, and
+  the *overhead* = latency − in-process time of the same page (median over ``--rounds`` per page; the table
+  gives its median and p99 over pages). The issue's target is overhead ≤ 1 ms at p50;
+* **floor** — ``GET /healthz`` on the same connection: HTTP + framework with no body and no extraction;
+* **CPU** — the server process's CPU time (``/proc``) over the sequential passes per request, against this
+  process's CPU time per in-process detection: unlike latency, hardly moved by other jobs on a shared machine;
+* **concurrent** — ``--concurrency`` client threads, ``--requests`` requests drawn round-robin from the pages:
+  requests/s, p50 and p99 latency.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "site"
+
+#: ``GET /healthz`` requests per round for the HTTP floor (enough for 1 s of server CPU at ~2 ms each).
+HEALTHZ_PER_ROUND = 200
+
+#: Seconds the server may take to answer /healthz after start (imports take ~3 s on the shared 2-core machine).
+STARTUP_TIMEOUT = 60.0
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _pages(example: bool) -> tuple[dict[str, list[bytes]], list[tuple[str, bytes]], str]:
+    """``(learning pages per site, [(site, page) to detect], description)``."""
+    from bench.common import load_specs, split_learn_detect
+
+    specs = [] if example else load_specs("msv-big9")
+    if not specs:
+        learn = {"news.example.com": [p.read_bytes() for p in sorted((EXAMPLE / "learn").glob("*.html"))]}
+        detect = [("news.example.com", p.read_bytes()) for p in sorted((EXAMPLE / "new").glob("*.html"))]
+        return learn, detect, "examples/site (30 learned, 5 detected)"
+    by_site: dict[str, list] = {}
+    for spec in specs:
+        by_site.setdefault(spec.site, []).append(spec)
+    learn, detect = {}, []
+    for site, pages in sorted(by_site.items()):
+        lrn, det = split_learn_detect(pages, seed=0)
+        learn[site] = [s.read() for s in lrn]
+        detect += [(site, s.read()) for s in det]
+    return learn, detect, f"msv-big9 ({len(learn)} sites, {len(detect)} held-out pages)"
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` so far (Linux ``/proc``; clock ticks of 10 ms)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _start(store: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port = _free_port()
+    out = log.open("wb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fce", "--store", store, "serve", "--port", str(port), "--log-level", "warning"],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=out, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while True:
+        try:
+            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                return process, base
+        except httpx.TransportError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit(f"fce serve did not start: {log.read_text()[-2000:]}")
+        time.sleep(0.1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3, help="passes over the pages (per-page medians)")
+    parser.add_argument("--concurrency", type=int, default=4, help="client threads of the concurrent pass")
+    parser.add_argument("--requests", type=int, default=400, help="requests of the concurrent pass")
+    parser.add_argument("--example", action="store_true", help="use the bundled example site")
+    parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    args = parser.parse_args(argv)
+
+    from fce.detect import Detector
+    from fce.parse import parse_page
+    from fce.pipeline import extract, learn_template
+    from templates_store import open_store
+
+    learn, detect, described = _pages(args.example)
+    bodies = [json.dumps({"html": page.decode("utf-8", "replace"), "site": site}).encode() for site, page in detect]
+    with tempfile.TemporaryDirectory(prefix="fce-serve-bench-") as tmp:
+        store_url = f"sqlite:///{tmp}/t.db"
+        detectors = {}
+        with open_store(store_url) as store:
+            for site, pages in learn.items():
+                template = learn_template([parse_page(p) for p in pages], site)
+                store.put(site, template.to_json())
+                detectors[site] = Detector(template)
+        process, base = _start(store_url, Path(tmp) / "serve.log")
+        try:
+            inproc: list[list[float]] = [[] for _ in detect]
+            seq: list[list[float]] = [[] for _ in detect]
+            floor: list[float] = []
+            cpu = {"inproc": 0.0, "server": 0.0, "healthz": 0.0}
+            with httpx.Client(timeout=60, headers={"content-type": "application/json"}) as client:
+                for i, body in enumerate(bodies):  # warm-up: the server compiles each site's template once
+                    assert client.post(f"{base}/extract", content=body).status_code == 200, i
+                for site, page in detect:  # and this process its caches (the first pass is 2-3x slower)
+                    extract(parse_page(page), detectors[site], site=site)
+                for _ in range(args.rounds):
+                    c0 = time.process_time()
+                    for i, (site, page) in enumerate(detect):
+                        t0 = time.perf_counter()
+                        extract(parse_page(page), detectors[site], site=site)
+                        inproc[i].append(time.perf_counter() - t0)
+                    cpu["inproc"] += time.process_time() - c0
+                    c0 = _cpu_seconds(process.pid)
+                    for i, body in enumerate(bodies):
+                        t0 = time.perf_counter()
+                        r = client.post(f"{base}/extract", content=body)
+                        seq[i].append(time.perf_counter() - t0)
+                        assert r.status_code == 200, r.text
+                    cpu["server"] += _cpu_seconds(process.pid) - c0
+                    c0 = _cpu_seconds(process.pid)
+                    for _ in range(HEALTHZ_PER_ROUND):
+                        t0 = time.perf_counter()
+                        client.get(f"{base}/healthz")
+                        floor.append(time.perf_counter() - t0)
+                    cpu["healthz"] += _cpu_seconds(process.pid) - c0
+            in_ms = [statistics.median(v) * 1000 for v in inproc]
+            seq_ms = [statistics.median(v) * 1000 for v in seq]
+            over_ms = [s - d for s, d in zip(seq_ms, in_ms, strict=True)]
+
+            latencies: list[float] = []
+            lock = threading.Lock()
+
+            def worker(indices: list[int]) -> None:
+                with httpx.Client(timeout=60, headers={"content-type": "application/json"}) as client:
+                    for i in indices:
+                        t0 = time.perf_counter()
+                        r = client.post(f"{base}/extract", content=bodies[i])
+                        elapsed = time.perf_counter() - t0
+                        assert r.status_code == 200, r.text
+                        with lock:
+                            latencies.append(elapsed * 1000)
+
+            order = [i % len(bodies) for i in range(args.requests)]
+            shares = [order[k::args.concurrency] for k in range(args.concurrency)]
+            t0 = time.perf_counter()
+            with ThreadPoolExecutor(args.concurrency) as pool:
+                list(pool.map(worker, shares))
+            wall = time.perf_counter() - t0
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+
+    sizes = sorted(len(p) for _, p in detect)
+    n_seq = args.rounds * len(detect)
+    cpu_in = cpu["inproc"] / n_seq * 1000
+    cpu_srv = cpu["server"] / n_seq * 1000
+    cpu_floor = cpu["healthz"] / (args.rounds * HEALTHZ_PER_ROUND) * 1000
+    figures = {
+        "pages": described,
+        "median_page_kb": round(statistics.median(sizes) / 1024, 1),
+        "inprocess_ms_p50": round(_pct(in_ms, 50), 2),
+        "sequential_ms_p50": round(_pct(seq_ms, 50), 2),
+        "sequential_ms_p99": round(_pct(seq_ms, 99), 2),
+        "overhead_ms_p50": round(_pct(over_ms, 50), 2),
+        "overhead_ms_p99": round(_pct(over_ms, 99), 2),
+        "healthz_ms_p50": round(_pct([f * 1000 for f in floor], 50), 2),
+        "cpu_ms_inprocess": round(cpu_in, 2),
+        "cpu_ms_server_extract": round(cpu_srv, 2),
+        "cpu_ms_overhead": round(cpu_srv - cpu_in, 2),
+        "cpu_ms_server_healthz": round(cpu_floor, 2),
+        "concurrency": args.concurrency,
+        "requests": args.requests,
+        "requests_per_s": round(args.requests / wall, 1),
+        "concurrent_ms_p50": round(_pct(latencies, 50), 2),
+        "concurrent_ms_p99": round(_pct(latencies, 99), 2),
+    }
+    print(f"pages: {described}, median {figures['median_page_kb']} KB; {args.rounds} rounds")
+    print("| measure | p50 ms | p99 ms |\n|---|---|---|")
+    print(f"| in-process parse + extract (template) | {figures['inprocess_ms_p50']} | {_pct(in_ms, 99):.2f} |")
+    print(f"| POST /extract, sequential | {figures['sequential_ms_p50']} | {figures['sequential_ms_p99']} |")
+    print(f"| overhead per request (sequential − in-process, per page) | {figures['overhead_ms_p50']} | "
+          f"{figures['overhead_ms_p99']} |")
+    print(f"| GET /healthz (HTTP floor) | {figures['healthz_ms_p50']} | – |")
+    print(f"| POST /extract, {args.concurrency} clients | {figures['concurrent_ms_p50']} | "
+          f"{figures['concurrent_ms_p99']} |")
+    print(f"CPU ms per page (mean): in-process {cpu_in:.2f}, server per POST /extract {cpu_srv:.2f}, "
+          f"overhead {cpu_srv - cpu_in:.2f} ({(cpu_srv / cpu_in - 1) * 100:.0f}%); server per GET /healthz "
+          f"{cpu_floor:.2f}")
+    print(f"requests/s with {args.concurrency} clients: {figures['requests_per_s']} "
+          f"({args.requests} requests; server: 1 process)")
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
