@@ -54,7 +54,7 @@ from fce.errors import (
     UnknownMethodError,
 )
 from fce.fetch import DEFAULT_TIMEOUT, FetchOptions, fetch_many, is_url
-from fce.learn import RULES
+from fce.learn import RECOMMENDED_PAGES, RULES
 from fce.limits import DEFAULT_PAGE_TIMEOUT, run_limited
 from fce.methods import get_method
 from fce.parse import MAX_PAGE_BYTES, Page, parse_page
@@ -434,6 +434,9 @@ def create_app(
         version = save_template(target, template)
         templates.forget(site)
         warnings = [f"skipped {exc}" for exc in skipped]
+        if template.n_pages < RECOMMENDED_PAGES:  # as fce learn warns (fce.service.learn_sources)
+            warnings.append(f"learned {site} from {template.n_pages} page(s); "
+                            f"{RECOMMENDED_PAGES}-30 pages of the site are recommended")
         return {"site": site, "version": version, "pages_used": template.n_pages,
                 "skipped": [str(e) for e in skipped], "content_paths": len(template.content_paths),
                 "noise_blocks": len(template.noise_blocks), "seconds": round(seconds, 4), "warnings": warnings}

@@ -262,13 +262,11 @@ def _neutralise(root: etree._Element) -> None:
     for el in list(root.iter()):
         if not isinstance(el.tag, str):
             if isinstance(el, etree._ProcessingInstruction) and el.getparent() is not None:
-                el.getparent().remove(el)
+                _drop(el)
             continue
-        if el.tag in REMOVED_TAGS and el is not root and el.getparent() is not None:
-            el.drop_tree() if hasattr(el, "drop_tree") else el.getparent().remove(el)
-            continue
-        if el.tag == "meta" and (el.get("http-equiv") or "").lower() == "refresh":
-            el.getparent().remove(el)
+        if (el.tag in REMOVED_TAGS or (el.tag == "meta" and (el.get("http-equiv") or "").lower() == "refresh")) \
+                and el is not root and el.getparent() is not None:
+            _drop(el)
             continue
         for name in list(el.attrib):
             lower = name.lower()
@@ -283,6 +281,18 @@ def _neutralise(root: etree._Element) -> None:
                 el.set(name, _CSS_URL.sub("invalid(", value))
         if el.tag == "style" and el.text and _CSS_URL.search(el.text):
             el.text = _CSS_URL.sub("invalid(", el.text)
+
+
+def _drop(el: etree._Element) -> None:
+    """Remove ``el`` with its subtree, keeping the text that follows it (its tail)."""
+    parent = el.getparent()
+    if el.tail:
+        previous = el.getprevious()
+        if previous is not None:
+            previous.tail = (previous.tail or "") + el.tail
+        else:
+            parent.text = (parent.text or "") + el.tail
+    parent.remove(el)
 
 
 def _css() -> str:

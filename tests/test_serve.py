@@ -228,17 +228,19 @@ def test_url_is_fetched(server, learned, tmp_path):
     import http.server
 
     page = _new_pages()[2].read_bytes()
+    learn = sorted((EXAMPLE / "learn").glob("*.html"))[:3]
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):  # noqa: N802 -- the stdlib's name
             if self.path == "/missing":
                 self.send_error(404)
                 return
+            body = learn[int(self.path.rsplit("/", 1)[1])].read_bytes() if self.path.startswith("/learn/") else page
             self.send_response(200)
             self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(page)))
+            self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            self.wfile.write(page)
+            self.wfile.write(body)
 
         def log_message(self, *args):
             pass
@@ -252,6 +254,11 @@ def test_url_is_fetched(server, learned, tmp_path):
         assert r.status_code == 200 and r.json()["method"] == "template" and r.json()["source"] == f"{url}/article"
         r = _extract(server, url=f"{url}/missing")
         assert r.status_code == 502 and r.json()["status"] == "fetch" and "404" in r.json()["error"]
+        r = httpx.post(f"{server}/learn", json={"site": "urls.example", "urls": [f"{url}/learn/{i}" for i in range(3)]
+                                                + [f"{url}/missing"]}, timeout=60)
+        assert r.status_code == 200, r.text
+        assert r.json()["pages_used"] == 3 and len(r.json()["skipped"]) == 1 and "404" in r.json()["skipped"][0]
+        assert any("recommended" in w for w in r.json()["warnings"])
     finally:
         httpd.shutdown()
         httpd.server_close()

@@ -154,6 +154,10 @@ def test_overlay_is_self_contained(template):
         for value in doc.xpath(f"//@{attr}"):
             assert value.startswith("data:image/"), (attr, value)
     assert not re.search(r"url\s*\(", out, re.IGNORECASE)
+    assert "styled" in out and doc.xpath("//a[@id='jslink']")[0].tail is None
+    small = parse_page("<p>before <script>x()</script>after <iframe></iframe>end</p>")
+    tail = render_html(small, explain(small, None))
+    assert "before after end" in " ".join(etree.HTML(tail).xpath("string(//p)").split())  # text after a removed tag
     csp = doc.xpath("//head/meta[@http-equiv='Content-Security-Policy']/@content")
     assert csp and "default-src 'none'" in csp[0]
     assert doc.xpath("//head/meta[@charset='utf-8']")
