@@ -23,6 +23,7 @@ bounded by :func:`fce.limits.run_limited` (504), URLs are fetched by :mod:`fce.f
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from collections import OrderedDict
@@ -30,7 +31,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
@@ -55,7 +56,7 @@ from fce.errors import (
     UnknownMethodError,
 )
 from fce.fetch import DEFAULT_TIMEOUT, FetchOptions, fetch_many, is_url
-from fce.learn import RECOMMENDED_PAGES, RULES
+from fce.learn import RECOMMENDED_PAGES
 from fce.limits import DEFAULT_PAGE_TIMEOUT, run_limited
 from fce.methods import get_method
 from fce.parse import MAX_PAGE_BYTES, Page, parse_page
@@ -124,8 +125,9 @@ class ExtractRequest(BaseModel):
     html: str | None = Field(None, description="The page's HTML.")
     url: str | None = Field(None, description="http(s) URL to fetch; with html, the page's URL (selects the site).")
     site: str | None = Field(None, description="The page's site; default: from url, canonical link or og:url.")
-    method: str | None = Field(None, description="Run only this single-page method (GET of `fce methods`).")
-    mode: Literal["guided", "rules"] = Field(DEFAULT_MODE, description="How the template is applied.")
+    method: str | None = Field(None, description="Run only this single-page method (see `fce methods`).")
+    mode: Literal["guided", "rules"] = Field(cast(Literal["guided", "rules"], DEFAULT_MODE),
+                                             description="How the template is applied (fce.detect.DETECTION_MODES).")
     fallback: str | None = Field(DEFAULT_FALLBACK, description="Method for pages without a fitting template; "
                                                                "null: a site without a template is a 404.")
     min_fit: float = Field(MIN_FIT, ge=0.0, le=1.0, description="Fit below which the fallback runs.")
@@ -228,7 +230,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
         (504, "The page took longer than the time limit"),
     )
 }
-_RAISES = {c: _ERRORS[c] for c in (400, 404, 413, 422, 500, 502, 503, 504)}
+_RAISES: dict[int | str, dict[str, Any]] = {c: _ERRORS[c] for c in (400, 404, 413, 422, 500, 502, 503, 504)}
 
 
 # --- the app ------------------------------------------------------------------------------------------------
@@ -317,7 +319,7 @@ def create_app(
     ``None`` for ``$FCE_STORE`` / the default SQLite file; a store given as URL is opened here and closed when
     the app shuts down). ``page_timeout``: seconds of processing per page (``None``: no limit); learning gets
     that × the pages."""
-    from templates_store import StoreError, open_store, redact_url
+    from templates_store import StoreError, open_store
 
     owned = not hasattr(store, "get_many")
     target: TemplateStore = open_store(store) if owned else store  # type: ignore[arg-type,assignment]
@@ -345,7 +347,7 @@ def create_app(
 
     @api.exception_handler(StoreError)
     async def _store_error(_request: Request, exc: StoreError) -> JSONResponse:
-        return _error(503, redact_url(str(exc)), "store", StoreFailure.exit_code)
+        return _error(503, str(exc), "store", StoreFailure.exit_code)  # templates_store masks passwords
 
     @api.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -360,8 +362,11 @@ def create_app(
         return _error(exc.status_code, str(exc.detail), "http", None)
 
     @api.exception_handler(Exception)
-    async def _internal(_request: Request, exc: Exception) -> JSONResponse:
-        return _error(500, f"internal error: {type(exc).__name__}: {exc}", "internal", 1)
+    async def _internal(request: Request, exc: Exception) -> JSONResponse:
+        # the traceback goes to the server's log, not to the client (it may quote a store URL or a path)
+        logging.getLogger("fce.serve").error("internal error on %s %s", request.method, request.url.path,
+                                             exc_info=exc)
+        return _error(500, f"internal error: {type(exc).__name__} (see the server log)", "internal", 1)
 
     def _page(body: ExtractRequest) -> Page:
         if body.html is not None:
@@ -499,5 +504,3 @@ def run(app: Any, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers
 
     uvicorn.run(app, host=host, port=port, workers=workers, log_level=log_level, server_header=False)
 
-
-_ = RULES  # the values of LearnRequest.rules; kept in step with fce.learn.RULES by tests/test_serve.py

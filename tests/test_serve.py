@@ -23,11 +23,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from fce.detect import DETECTION_MODES
 from fce.errors import LearnError, NotHTMLError, PageTimeoutError, PageTooLargeError, StoreFailure
 from fce.learn import RULES
 from fce.parse import parse_page
 from fce.pipeline import extract, learn_template
-from fce.serve import DEFAULT_HOST, HTTP_STATUS, LearnRequest, create_app, http_status
+from fce.serve import DEFAULT_HOST, HTTP_STATUS, ExtractRequest, LearnRequest, create_app, http_status
 from fce.service import DetectResult
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -279,6 +280,7 @@ def test_status_table():
     assert http_status(PageTimeoutError("x")) == 504
     assert set(HTTP_STATUS.values()) <= {400, 404, 413, 422, 500, 502, 503, 504}
     assert set(LearnRequest.model_fields["rules"].annotation.__args__) == set(RULES)
+    assert set(ExtractRequest.model_fields["mode"].annotation.__args__) == set(DETECTION_MODES)
 
 
 @contextmanager
@@ -309,6 +311,17 @@ def test_store_down_is_503(stoppable_redis):
                   httpx.post(f"{base}/extract", json={"html": "<p>words</p>", "site": "a.example"})):
             assert r.status_code == 503 and r.json()["status"] == "store", r.text
             assert r.json()["code"] == StoreFailure.exit_code
+
+
+def test_corrupt_template_is_500_json():
+    from templates_store import open_store
+
+    store = open_store("memory://")
+    store.put("bad.example", "{not a template")
+    with _in_thread(create_app(store)) as base:
+        r = httpx.post(f"{base}/extract", json={"html": "<p>words</p>", "site": "bad.example"})
+        assert r.status_code == 500 and r.json()["status"] == "template" and "not valid JSON" in r.json()["error"]
+        assert httpx.get(f"{base}/sites").json()[0]["error"]  # still listed, with what is wrong
 
 
 # --- the schema ---------------------------------------------------------------------------------------------
