@@ -289,3 +289,23 @@ def test_command(tmp_path, template):
 def test_detector_is_accepted(template, new_page):
     detector = Detector(template, mode="rules")
     assert explain(new_page, detector).mode == "rules"
+
+
+def test_hostile_corpus_renders():
+    """Every parseable page of the robustness corpus maps onto its blocks and renders without scripts or frames."""
+    from fce.errors import FceError
+    from tests.test_robustness_corpus import CASES
+
+    rendered = 0
+    for case in CASES:
+        if case.big:
+            continue
+        try:
+            page = parse_page(case.build())
+        except FceError:
+            continue
+        doc = etree.HTML(render_html(page, explain(page, None)))
+        assert not doc.xpath("//script | //iframe | //frame | //frameset"), case.name
+        assert doc.xpath("//aside[@id='fce-panel']"), case.name
+        rendered += 1
+    assert rendered >= 25
