@@ -4,6 +4,8 @@
     fce detect https://example.com/new-article     extract a page's main content with its site's template
     fce sites [show SITE | delete SITE]            list, print or delete stored templates
     fce methods                                    list the single-page methods (``detect --method``)
+    fce show PAGE -o out.html                      the page with every block coloured by its fate
+    fce serve                                      the HTTP API (POST /extract, POST /learn, GET /sites)
     fce eval DATA...                               score methods against gold text (:mod:`fce.evaluation`)
 
 Errors are mapped to exit codes in one place, :func:`_fail` (the codes are ``fce.errors.EXIT_CODES``; 2 is a
@@ -418,6 +420,104 @@ def methods() -> None:
         params = ", ".join(f"{k}={v}" for k, v in info.params.items()) or "none"
         default = "  [default fallback]" if info.name == DEFAULT_FALLBACK else ""
         typer.echo(f"{info.name}{default}\n  {info.description}\n  paper: {info.paper}\n  params: {params}")
+
+
+@app.command()
+def show(
+    ctx: typer.Context,
+    page: Annotated[str, typer.Argument(
+        metavar="PAGE", show_default=False, help="One page: an http(s) URL, an HTML file, or - for standard input.")],
+    out: Annotated[str, typer.Option(
+        "--out", "-o", metavar="FILE", show_default=False, help="Where to write the overlay HTML.")],
+    site: Annotated[str | None, typer.Option(
+        metavar="SITE", help="The page's site; default: its URL, canonical link or og:url.")] = None,
+    method: Annotated[str | None, typer.Option(
+        metavar="NAME", help="Show what this single-page method keeps instead (no template store used).")] = None,
+    store: StoreOpt = None,
+    mode: Annotated[str, typer.Option(
+        metavar="guided|rules", help="How the template is applied (as `fce detect --mode`).")] = "guided",
+    fallback: Annotated[str, typer.Option(
+        metavar="NAME", help="Method for a page without a (fitting) template.")] = DEFAULT_FALLBACK,
+    png: Annotated[str | None, typer.Option(
+        metavar="FILE", show_default=False,
+        help="Also write a PNG screenshot of the overlay, through a headless Chromium (exit 16 if none).")] = None,
+    max_bytes: MaxBytesOpt = MAX_PAGE_BYTES,
+    timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+    page_timeout: PageTimeoutOpt = DEFAULT_PAGE_TIMEOUT,
+) -> None:
+    """Write the page with every block outlined in the colour of its fate (content, noise by path, noise by
+    similarity, fallback), its path on hover, and a side panel with the extracted text and the fit score.
+
+    The HTML is self-contained: the page's scripts, frames and external resources are removed.
+    """
+    from pathlib import Path
+
+    from fce.detect import DETECTION_MODES
+    from fce.errors import SourceError
+    from fce.limits import run_limited
+    from fce.pipeline import Extractor
+    from fce.show import explain, render_html, render_png
+    from fce.sites import site_of
+    from fce.sources import read_pages
+
+    if method is not None and site is not None:
+        raise typer.BadParameter("give --site or --method, not both", param_hint="--method")
+    if mode not in DETECTION_MODES:
+        raise typer.BadParameter(f"must be one of {', '.join(DETECTION_MODES)}", param_hint="--mode")
+    inputs = list(read_pages([page], allow_stdin=True, max_bytes=max_bytes, fetch=FetchOptions(timeout=timeout)))
+    if len(inputs) != 1:
+        raise SourceError(f"names {len(inputs)} pages; `fce show` takes one page", source=page)
+    parsed = run_limited(page_timeout or None, lambda: inputs[0].parse(max_bytes=max_bytes), source=page)
+    detector = None
+    if method is None:
+        extractor = Extractor(_state(ctx).store(store), fallback=fallback, mode=mode)
+        detector = extractor.detector(site_of(parsed, site))
+    overlay = explain(parsed, detector, method=method, site=site_of(parsed, site), fallback=fallback, mode=mode,
+                      timeout=page_timeout or None)
+    text = render_html(parsed, overlay, title=page)
+    try:
+        Path(out).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise SourceError(f"cannot write ({exc.strerror or exc})", source=out) from None
+    if png is not None:
+        render_png(text, png)
+    ex = overlay.extraction
+    fit = "-" if ex.fit is None else f"{ex.fit:.3f}"
+    counts = " · ".join(f"{k} {v}" for k, v in overlay.counts().items() if v)
+    typer.echo(f"{out}: method {ex.method}, fit {fit}; blocks: {counts}" + (f"; {png}" if png else ""))
+
+
+@app.command()
+def serve(
+    ctx: typer.Context,
+    store: StoreOpt = None,
+    host: Annotated[str | None, typer.Option(
+        metavar="HOST", show_default=False, help="Address to bind. Default: 127.0.0.1 (loopback only).")] = None,
+    port: Annotated[int | None, typer.Option(
+        min=0, max=65535, metavar="PORT", show_default=False, help="Port to bind. Default: 8080.")] = None,
+    max_body: Annotated[int | None, typer.Option(
+        "--max-body", metavar="SIZE", parser=_size, show_default=False,
+        help="Largest request body (bytes, or with K/M/G); larger requests get 413. Default: 32M.")] = None,
+    timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+    page_timeout: PageTimeoutOpt = DEFAULT_PAGE_TIMEOUT,
+    log_level: Annotated[str, typer.Option(metavar="LEVEL", help="uvicorn's log level.")] = "info",
+) -> None:
+    """Serve the HTTP API: POST /extract, POST /learn, GET /sites, GET /healthz; OpenAPI at /openapi.json.
+
+    Needs the serve extra: pip install 'fce[serve]'.
+    """
+    try:
+        from fce.serve import DEFAULT_HOST, DEFAULT_MAX_BODY, DEFAULT_PORT, create_app, run
+    except ImportError as exc:
+        raise typer.BadParameter(f"needs FastAPI and uvicorn: pip install 'fce[serve]' ({exc})") from None
+    target = _state(ctx).store(store)
+    target.ping()  # fail now, not on the first request
+    host = host or DEFAULT_HOST
+    port = DEFAULT_PORT if port is None else port
+    api = create_app(target, max_body=DEFAULT_MAX_BODY if max_body is None else max_body,
+                     page_timeout=page_timeout or None, fetch=FetchOptions(timeout=timeout))
+    typer.echo(f"fce: serving {target.url} on http://{host}:{port} (OpenAPI: /openapi.json)", err=True)
+    run(api, host=host, port=port, log_level=log_level)
 
 
 # ``fce eval`` lives with the evaluation harness, which owns its options.

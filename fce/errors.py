@@ -17,13 +17,15 @@ here, in one table (:data:`EXIT_CODES`), and is documented in the README.
     ├── TemplateError (ValueError)         a stored template that is corrupt, of another schema, or of another site
     ├── UnknownMethodError (LookupError)   ``--method`` names no registered method
     ├── StoreFailure (ConnectionError)     the template store failed (wraps templates_store.StoreError)
-    └── EngineError (ConnectionError)      the batch engine cannot run: Dask missing or its scheduler unreachable
+    ├── EngineError (ConnectionError)      the batch engine cannot run: Dask missing or its scheduler unreachable
+    └── BrowserError (OSError)             ``fce show --png``: no headless browser installed, or it failed
 """
 
 from __future__ import annotations
 
 __all__ = [
     "EXIT_CODES",
+    "BrowserError",
     "EmptyPageError",
     "EngineError",
     "FceError",
@@ -129,6 +131,12 @@ class EngineError(FceError, ConnectionError):
     exit_code = 15
 
 
+class BrowserError(FceError, OSError):
+    """``fce show --png``: no headless browser (Chromium) is installed, or it failed to take the screenshot."""
+
+    exit_code = 16
+
+
 #: Exit status of the CLI per error class; 0 is success, 1 an unexpected internal error, 2 a usage error
 #: (Typer's own). The most specific class wins.
 EXIT_CODES: dict[type[FceError], int] = {
@@ -148,5 +156,6 @@ EXIT_CODES: dict[type[FceError], int] = {
         UnknownMethodError,
         StoreFailure,
         EngineError,
+        BrowserError,
     )
 }

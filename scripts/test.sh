@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's test command (README "Quick start", and what CI runs): sets up everything the tests need on a
 # fresh machine — a virtual environment with fce and its test extras, and redis-server for the real-server
-# tests — then runs the suite. Extra arguments go to pytest (e.g. `bash scripts/test.sh -k store`).
+# tests, and Chromium with its chromedriver for the browser tests of `fce show` — then runs the suite. Extra
+# arguments go to pytest (e.g. `bash scripts/test.sh -k store`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${FCE_VENV:-.venv}"
@@ -11,6 +12,15 @@ if ! command -v redis-server >/dev/null 2>&1; then
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server) >/dev/null
   else
     echo "test.sh: redis-server is missing; install it (apt-get install redis-server) to run the Redis tests" >&2
+  fi
+fi
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "test.sh: installing chromium and chromium-driver (apt-get)" >&2
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver) >/dev/null
+  else
+    echo "test.sh: chromium or chromedriver is missing; install them (apt-get install chromium chromium-driver)" \
+      "to run the browser tests of fce show" >&2
   fi
 fi
 if [ ! -x "$VENV/bin/python" ]; then
