@@ -57,7 +57,8 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-__all__ = ["CHARSETS", "POPULAR_POOL", "GeneratedPage", "SiteStyle", "generate_site", "write_site"]
+__all__ = ["CHARSETS", "POPULAR_POOL", "GeneratedPage", "SiteStyle", "generate_mixed_site", "generate_site",
+           "write_site"]
 
 #: The charsets a site may declare; characters a charset lacks (curly quotes in ISO-8859-1) become ``&#N;``.
 CHARSETS = ("utf-8", "windows-1252", "iso-8859-1")
@@ -248,6 +249,9 @@ class SiteStyle:
     read_more_rate: float = 0.2
     #: Least and most article paragraphs.
     paragraphs: tuple[int, int] = (3, 12)
+    #: A prefix for every class and id name (``"v2"``: ``class="story"`` becomes ``class="v2-story"``): the same
+    #: parts under other names, as after a redesign or in a second layout of the site. ``""``: none.
+    theme: str = ""
 
     def __post_init__(self) -> None:
         if self.layout not in ("div", "table"):
@@ -263,6 +267,8 @@ class SiteStyle:
         low, high = self.paragraphs
         if not 1 <= low <= high:
             raise ValueError(f"paragraphs must be (min, max) with 1 <= min <= max, not {self.paragraphs}")
+        if self.theme and not re.fullmatch(r"[a-z][a-z0-9]*", self.theme):
+            raise ValueError(f"theme must be lower-case letters and digits, not {self.theme!r}")
         for name in ("comments_rate", "inline_markup_rate", "list_rate", "figure_rate", "read_more_rate"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1], not {getattr(self, name)}")
@@ -315,9 +321,38 @@ def generate_site(
     pages = []
     for index in range(n_pages):
         page = _make_page(random.Random(f"{domain}|{seed}|page|{index}"), site, style, index)
-        data = render(site, page, style).encode(style.charset, "xmlcharrefreplace")
+        source = render(site, page, style)
+        if style.theme:
+            source = _retheme(source, style.theme)
+        data = source.encode(style.charset, "xmlcharrefreplace")
         pages.append(GeneratedPage(page.url, data, _gold(page), style.charset))
     return pages
+
+
+def generate_mixed_site(
+    domain: str, n_pages: int, styles: Sequence[SiteStyle], *, seed: int = 0
+) -> list[GeneratedPage]:
+    """A site that serves several layouts: page *i* is page *i* of :func:`generate_site` in
+    ``styles[i % len(styles)]`` (so the layouts alternate, and every page has its own URL and article).
+    With ``styles`` of an old and a new look, the first and second halves of ``generate_site`` of each make a
+    redesign instead; this function mixes them."""
+    if not styles:
+        raise ValueError("styles must name at least one SiteStyle")
+    per_style = [generate_site(domain, n_pages, seed=seed, style=style) for style in styles]
+    return [per_style[i % len(styles)][i] for i in range(n_pages)]
+
+
+_NAME_ATTR = re.compile(r'(?<=\s)(class|id)=(?:"([^"]*)"|([^\s>"]+))')
+
+
+def _retheme(source: str, theme: str) -> str:
+    """Prefix every class and id name of ``source`` with ``theme-``."""
+
+    def rename(m: re.Match[str]) -> str:
+        names = " ".join(f"{theme}-{n}" for n in (m.group(2) if m.group(2) is not None else m.group(3)).split())
+        return f'{m.group(1)}="{names}"'
+
+    return _NAME_ATTR.sub(rename, source)
 
 
 def write_site(pages: Iterable[GeneratedPage], directory: str | Path) -> list[Path]:
