@@ -80,35 +80,44 @@ def _score(extraction: Any, gold: str) -> float:
 
 def _kfold(site: str, rows: Sequence[tuple[str, Any, str]]) -> dict[str, Any]:
     from fce.evaluation.harness import fold_plan
+    from fce.layouts import MIN_LAYOUT_PAGES
+    from fce.learn import LayoutLearner
     from fce.pipeline import extract, learn_site
 
     by_id = {doc_id: (page, gold) for doc_id, page, gold in rows}
     plan = fold_plan(sorted(by_id), key=f"msv-big9/{site}")
-    variants: dict[str, dict[str, Any]] = {"one-template": {"layouts": False}}
-    variants.update({f"layouts-min{m}": {"layouts": True, "min_layout_pages": m} for m in MIN_LAYOUT_CHOICES})
+    learners: dict[str, int | None] = {"one-template": None}
+    learners.update({f"layouts-min{m}": m for m in MIN_LAYOUT_CHOICES})
+    default = f"layouts-min{MIN_LAYOUT_PAGES}"
+    # (learner, detection mode, fallback): every learner as `fce detect` runs it; the default learners also in
+    # the paper's rules mode, and without the fit test and fallback (the template forced on every page)
+    variants = {name: (name, "guided", True) for name in learners}
+    for name in ("one-template", default):
+        variants[f"{name} rules"] = (name, "rules", True)
+        variants[f"{name} forced"] = (name, "guided", False)
     scores: dict[str, list[float]] = defaultdict(list)
     fits: dict[str, list[bool]] = defaultdict(list)
     n_layouts: dict[str, list[int]] = defaultdict(list)
     seconds: dict[str, float] = defaultdict(float)
     for fold in plan:
         learn = [by_id[i][0] for i in fold.learn]
-        for name, spec in variants.items():
+        records = {}
+        for name, minimum in learners.items():
             start = time.perf_counter()
-            if spec["layouts"]:
-                from fce.learn import LayoutLearner
-
-                record = LayoutLearner(site, min_layout_pages=spec["min_layout_pages"]).fit(learn).model_
-            else:
-                record = learn_site(learn, site, layouts=False)
+            records[name] = (learn_site(learn, site, layouts=False) if minimum is None
+                             else LayoutLearner(site, min_layout_pages=minimum).fit(learn).model_)
             seconds[name] += time.perf_counter() - start
-            n_layouts[name].append(len(record.layouts))
+        for variant, (name, mode, fallback) in variants.items():
+            n_layouts[variant].append(len(records[name].layouts))
             for doc_id in fold.test:
                 page, gold = by_id[doc_id]
-                ex = extract(page, record, site=site)
-                scores[name].append(_score(ex, gold))
-                fits[name].append(ex.method == "template")
+                ex = extract(page, records[name], site=site, mode=mode,
+                             **({} if fallback else {"fallback": None}))
+                scores[variant].append(_score(ex, gold))
+                fits[variant].append(ex.method == "template")
     return {name: {"wf": sum(v) / len(v), "fit_rate": sum(fits[name]) / len(fits[name]),
-                   "layouts": sum(n_layouts[name]) / len(n_layouts[name]), "learn_s": seconds[name]}
+                   "layouts": sum(n_layouts[name]) / len(n_layouts[name]),
+                   "learn_s": seconds[name.split(" ")[0]]}
             for name, v in scores.items()}
 
 
@@ -184,14 +193,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"| {r['site']} | {d['same_median']:.2f} | {d['same_p90']:.2f} | {d['cross_min']:.2f} "
               f"| {d['cross_p10']:.2f} |")
     variants = list(results[0]["kfold"])
-    print("\n## k-fold, all four years (site-macro word F1; fit = pages a template was used for)\n")
-    print("| site | " + " | ".join(variants) + " |\n|---|" + "---|" * len(variants))
-    for r in results:
-        print(f"| {r['site']} | " + " | ".join(
-            f"{r['kfold'][v]['wf']:.3f} ({r['kfold'][v]['layouts']:.1f} L, fit {r['kfold'][v]['fit_rate']:.2f})"
-            for v in variants) + " |")
-    print("| **site-macro** | " + " | ".join(
-        f"**{sum(r['kfold'][v]['wf'] for r in results) / len(results):.3f}**" for v in variants) + " |")
+    print("\n## k-fold, all four years (word F1; L = layouts learned per fold; fit = share of pages a template "
+          "was used for)\n")
+    print("| variant | " + " | ".join(r["site"] for r in results) + " | **site-macro** | fit rate, min–max |\n|---|"
+          + "---|" * (len(results) + 2))
+    for v in variants:
+        cells = [f"{r['kfold'][v]['wf']:.3f} ({r['kfold'][v]['layouts']:.1f} L)" for r in results]
+        rates = [r["kfold"][v]["fit_rate"] for r in results]
+        macro = sum(r["kfold"][v]["wf"] for r in results) / len(results)
+        print(f"| {v} | " + " | ".join(cells) + f" | **{macro:.3f}** | {min(rates):.2f}–{max(rates):.2f} |")
     print("\n## Drift: learn 2005–2013, detect 2017 (word F1 on the 2017 pages)\n")
     cols = ["forced_old", "fallback_alone", "drift_handled", "relearned"]
     print("| site | layouts | recent fit rate | stale | old template forced | fallback alone | old layouts + fit "

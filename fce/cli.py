@@ -390,7 +390,8 @@ def sites(
     def cells(r: dict[str, Any]) -> dict[str, Any]:
         rate = r["recent_fit_rate"]
         return {**r, "content_paths": len(r["content_paths"]) if r["content_paths"] is not None else None,
-                "layouts": "+".join(str(x["n_pages"]) for x in r["layouts"]) if r["layouts"] is not None else None,
+                "layouts": (f"{len(r['layouts'])}(" + "+".join(str(x["n_pages"]) for x in r["layouts"]) + ")")
+                if r["layouts"] is not None else None,
                 "recent_fit_rate": "-" if rate is None else f"{rate:.2f}/{r['recent']}",
                 "stale": "stale" if r["stale"] else "-"}
 

@@ -133,7 +133,6 @@ class Template:
     def from_dict(cls, data: dict[str, Any], *, site: str | None = None) -> Template:
         """:meth:`from_json` after ``json.loads`` (the schema is not checked here)."""
         name = site or "template"
-        schema = data.get("schema")
         try:
             params = data["params"]
             template = cls(
@@ -155,7 +154,7 @@ class Template:
                     max_link_density=float(params["max_link_density"]),
                 ),
                 learned_at=str(data["learned_at"]),
-                schema=int(schema),
+                schema=int(data["schema"]),
                 fce_version=str(data.get("fce_version", "")),
                 extra=dict(data.get("extra") or {}),
             )

@@ -181,12 +181,12 @@ def test_profile_match():
         ("0" * (STALE_MIN_RECENT - 1), False),  # too few to judge
         ("0" * STALE_MIN_RECENT, True),
         ("1" * STALE_MIN_RECENT, False),
-        ("10" * STALE_MIN_RECENT, False),  # exactly the threshold is not below it
-        ("100" * STALE_MIN_RECENT, True),
+        ("1000" * STALE_MIN_RECENT, False),  # exactly the threshold is not below it
+        ("10000" * STALE_MIN_RECENT, True),
     ],
 )
 def test_is_stale(recent, stale):
-    assert STALE_FIT_RATE == 0.5
+    assert STALE_FIT_RATE == 0.25
     assert is_stale(SiteCounters(SITE, 1, recent.count("1"), recent.count("0"), recent)) is stale
     assert is_stale(None) is False
 
