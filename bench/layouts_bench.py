@@ -15,9 +15,10 @@ Three parts, each site-macro word F1 (``fce.evaluation.measures.word_f``, ``site
 * ``drift`` — learn the layouts on the 30 pages of 2005–2013, then detect the 10 pages of 2017 through an
   :class:`fce.pipeline.Extractor` over a store: the counters flag each redesigned site stale
   (:func:`fce.layouts.is_stale`). Word F1 on 2017 of: the old templates forced on every page (no fit test, no
-  fallback: what a silently degraded template gives), the fallback method alone, the old layouts with the fit test
-  and fallback ("drift handling"), and after :func:`fce.service.relearn_stale` from the run's other 2017 pages
-  (5 folds of 2 pages: each page is judged by layouts learned from the 8 others, never from itself).
+  fallback: what a silently degraded template gives; guided and the paper's rules mode), the fallback method alone,
+  the old layouts with the fit test and fallback ("drift handling"), and after :func:`fce.service.relearn_stale`
+  from the run's other 2017 pages (5 folds of 2 pages: each page is judged by layouts learned from the 8 others,
+  never from itself).
 """
 
 from __future__ import annotations
@@ -143,6 +144,8 @@ def _drift(site: str, rows: Sequence[tuple[str, Any, str]]) -> dict[str, Any]:
         "recent_fit_rate": counters.recent_fit_rate,
         "stale": is_stale(counters),
         "forced_old": sum(_score(extract(p, record, site=site, fallback=None), g) for _, p, g in new) / len(new),
+        "forced_old_rules": sum(_score(extract(p, record, site=site, fallback=None, mode="rules"), g)
+                                for _, p, g in new) / len(new),
         "fallback_alone": sum(_score(fallback(p), g) for _, p, g in new) / len(new),
         "drift_handled": sum(_score(ex, g) for ex, (_, _, g) in zip(handled, new, strict=True)) / len(new),
     }
@@ -203,9 +206,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         macro = sum(r["kfold"][v]["wf"] for r in results) / len(results)
         print(f"| {v} | " + " | ".join(cells) + f" | **{macro:.3f}** | {min(rates):.2f}–{max(rates):.2f} |")
     print("\n## Drift: learn 2005–2013, detect 2017 (word F1 on the 2017 pages)\n")
-    cols = ["forced_old", "fallback_alone", "drift_handled", "relearned"]
-    print("| site | layouts | recent fit rate | stale | old template forced | fallback alone | old layouts + fit "
-          "test + fallback | relearned from the run |\n|---|---|---|---|---|---|---|---|")
+    cols = ["forced_old", "forced_old_rules", "fallback_alone", "drift_handled", "relearned"]
+    print("| site | layouts | recent fit rate | stale | old layouts forced (guided) | old layouts forced (rules) | "
+          "fallback alone | old layouts + fit test + fallback | relearned from the run |\n|---|---|---|---|---|---|"
+          "---|---|---|")
     for r in results:
         d = r["drift"]
         print(f"| {r['site']} | {d['layouts_old']} | {d['recent_fit_rate']:.2f} | {d['stale']} | "

@@ -71,8 +71,9 @@ __all__ = [
 ]
 
 #: A stale site is relearned from the current run only when the run holds at least this many of its pages: two
-#: layouts of :data:`fce.layouts.MIN_LAYOUT_PAGES` (4) pages. On msv-big9, relearning each site from 8 of its 2017
-#: pages brings the 2017 word F1 from the fallback's to the template's level (``bench/layouts_bench.py``).
+#: layouts of :data:`fce.layouts.MIN_LAYOUT_PAGES` (4) pages. On msv-big9, layouts relearned from 8 pages of 2017
+#: per site score 0.955 word F1 on the other 2017 pages, level with the fallback alone (0.956), where the stale
+#: 2005–2013 templates forced in the paper's rules mode score 0.000 (``bench/layouts_bench.py``).
 RELEARN_MIN_PAGES = 8
 
 #: The ``"status"`` of a failed page in ``fce detect --format json`` (most specific class wins).
