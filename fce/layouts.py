@@ -132,13 +132,25 @@ def group_pages(path_sets: Sequence[frozenset[str]], *, distance: float = LAYOUT
 def profile_match(paths: frozenset[str], template: Template) -> float:
     """Cosine similarity of a page's path set with a layout's profile (per path, the share of the layout's learning
     pages that had text on it): 1.0 when the page has exactly the paths every learning page had."""
-    if not paths or not template.known_paths or template.n_pages <= 0:
-        return 0.0
-    n = template.n_pages
-    known = template.known_paths
-    dot = sum(known.get(p, 0) / n for p in paths)
-    norm = math.sqrt(sum((c / n) ** 2 for c in known.values()))
-    return dot / (math.sqrt(len(paths)) * norm) if norm else 0.0
+    return _Profile(template).match(paths)
+
+
+class _Profile:
+    """A layout's profile, its norm computed once (:func:`profile_match`)."""
+
+    __slots__ = ("known", "n_pages", "norm")
+
+    def __init__(self, template: Template) -> None:
+        self.known = template.known_paths
+        self.n_pages = template.n_pages
+        self.norm = math.sqrt(sum((c / self.n_pages) ** 2 for c in self.known.values())) if self.n_pages > 0 else 0.0
+
+    def match(self, paths: frozenset[str]) -> float:
+        if not paths or not self.norm:
+            return 0.0
+        known = self.known
+        dot = sum(known.get(p, 0) for p in paths) / self.n_pages
+        return dot / (math.sqrt(len(paths)) * self.norm)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +177,7 @@ class SiteDetector:
                 record = SiteTemplates.of(record)
             self.detectors = tuple(Detector(t, mode=mode) for t in record.layouts)
         self.record = record
+        self._profiles = tuple(_Profile(d.template) for d in self.detectors)
         self.mode = self.detectors[0].mode
         self.min_fit = min_fit
         self.path_style = self.detectors[0].path_style
@@ -181,8 +194,8 @@ class SiteDetector:
     def choose(self, tree: BlockTree) -> LayoutChoice:
         """The layout whose template fits ``tree`` best (:class:`LayoutChoice`)."""
         paths = page_paths(tree)
-        best = max((detector.fit_score(tree), profile_match(paths, detector.template), -i)
-                   for i, detector in enumerate(self.detectors))
+        best = max((detector.fit_score(tree), profile.match(paths), -i)
+                   for i, (detector, profile) in enumerate(zip(self.detectors, self._profiles, strict=True)))
         fit, match, neg = best
         return LayoutChoice(-neg if fit >= self.min_fit else -1, fit, match)
 
