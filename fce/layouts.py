@@ -157,11 +157,13 @@ class _Profile:
 class LayoutChoice:
     """The layout chosen for a page: its index in the site record (``-1``: none fits, the fallback runs), the fit
     of that layout's template (share of the page's text on its paths) and the page's match with its profile.
-    Without a fitting layout, ``fit`` and ``match`` are those of the best candidate."""
+    ``best`` is the index of the best candidate whether or not it fits (what a caller without a fallback applies);
+    without a fitting layout, ``fit`` and ``match`` are that candidate's."""
 
     layout: int
     fit: float
     match: float
+    best: int
 
 
 class SiteDetector:
@@ -191,13 +193,15 @@ class SiteDetector:
         """The first (largest) layout's template, for callers that know of one template per site."""
         return self.detectors[0].template
 
-    def choose(self, tree: BlockTree) -> LayoutChoice:
-        """The layout whose template fits ``tree`` best (:class:`LayoutChoice`)."""
+    def choose(self, tree: BlockTree, *, min_fit: float | None = None) -> LayoutChoice:
+        """The layout whose template fits ``tree`` best (:class:`LayoutChoice`); ``min_fit`` (default: this
+        detector's) is the fit below which no layout fits."""
         paths = page_paths(tree)
-        best = max((detector.fit_score(tree), profile.match(paths), -i)
-                   for i, (detector, profile) in enumerate(zip(self.detectors, self._profiles, strict=True)))
-        fit, match, neg = best
-        return LayoutChoice(-neg if fit >= self.min_fit else -1, fit, match)
+        fit, match, neg = max((detector.fit_score(tree), profile.match(paths), -i)
+                              for i, (detector, profile) in enumerate(zip(self.detectors, self._profiles,
+                                                                          strict=True)))
+        threshold = self.min_fit if min_fit is None else min_fit
+        return LayoutChoice(-neg if fit >= threshold else -1, fit, match, -neg)
 
 
 def is_stale(counters: SiteCounters | None, *, min_fit_rate: float = STALE_FIT_RATE,

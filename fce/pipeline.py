@@ -87,11 +87,10 @@ def _extract(page: Page, template: Compiled | None, *, site: str | None, fallbac
         return replace(get_method(fallback)(page), site=site, fallback_reason="no-template")
     detector = compile_site(template, mode=mode, min_fit=min_fit)
     tree = blocks_of(page, detector.path_style)
-    choice = detector.choose(tree)
+    choice = detector.choose(tree, min_fit=min_fit)
     site = site or detector.site
-    fitted = choice.fit >= min_fit
-    index = choice.layout if choice.layout >= 0 else 0
-    match = detector.detectors[index].match(tree) if fitted or fallback is None else None
+    index = choice.best  # the layout applied when it fits, or when no fallback is allowed
+    match = detector.detectors[index].match(tree) if choice.layout >= 0 or fallback is None else None
     if fallback is not None:
         reason = "low-fit" if match is None else ("empty" if not match.blocks else None)
         if reason is not None:

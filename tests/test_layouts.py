@@ -158,9 +158,12 @@ def test_ties_go_to_the_first_layout_and_a_foreign_page_to_none():
     foreign = parse_page(b"<html><body><table><tr><td>" + b"Other words here. " * 40 + b"</td></tr></table>"
                          b"</body></html>")
     none = SiteDetector(twice).choose(blocks_of(foreign))
-    assert none == LayoutChoice(-1, none.fit, none.match) and none.fit < 0.5
+    assert none == LayoutChoice(-1, none.fit, none.match, 0) and none.fit < 0.5
+    assert SiteDetector(twice).choose(blocks_of(foreign), min_fit=0.0).layout == 0  # the caller's threshold
     result = extract(foreign, twice)
     assert result.fallback_reason == "low-fit" and result.info["layout"] is None
+    forced = extract(foreign, SiteDetector(twice, min_fit=0.9), fallback=None, min_fit=0.0)
+    assert forced.method == "template" and forced.info["layout"] == 0
 
 
 def test_profile_match():
