@@ -30,12 +30,13 @@ from fce.errors import (
     UnknownMethodError,
 )
 from fce.extraction import ExtractedBlock, Extraction
-from fce.learn import TemplateLearner
+from fce.layouts import SiteDetector, is_stale
+from fce.learn import LayoutLearner, TemplateLearner
 from fce.methods import available_methods, get_method, run_method
 from fce.parse import Page, parse_page
-from fce.pipeline import DEFAULT_FALLBACK, Extractor, extract, learn_template
+from fce.pipeline import DEFAULT_FALLBACK, Extractor, extract, learn_site, learn_template
 from fce.sites import normalize_site, site_of
-from fce.template import NoiseBlock, Template
+from fce.template import NoiseBlock, SiteTemplates, Template
 
 __all__ = [
     "BLOCK_TAGS",
@@ -52,12 +53,15 @@ __all__ = [
     "FceError",
     "FetchError",
     "InputError",
+    "LayoutLearner",
     "LearnError",
     "NoiseBlock",
     "NotHTMLError",
     "Page",
     "PageTimeoutError",
     "PageTooLargeError",
+    "SiteDetector",
+    "SiteTemplates",
     "SourceError",
     "StoreFailure",
     "Template",
@@ -70,6 +74,8 @@ __all__ = [
     "blocks_of",
     "extract",
     "get_method",
+    "is_stale",
+    "learn_site",
     "learn_template",
     "normalize_site",
     "parse_page",

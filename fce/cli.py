@@ -223,9 +223,12 @@ def learn(
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
     concurrency: ConcurrencyOpt = DEFAULT_CONCURRENCY,
     page_timeout: PageTimeoutOpt = DEFAULT_PAGE_TIMEOUT,
+    one_layout: Annotated[bool, typer.Option(
+        "--one-layout", help="Learn one template from all pages, instead of one per layout of the site.")] = False,
 ) -> None:
-    """Learn a site's template from 20–30 of its pages and store it (replacing the previous one)."""
-    from fce.service import learn_sources, save_template
+    """Learn a site's templates from 20–30 of its pages (one per layout: articles, galleries, a redesign) and
+    store them, replacing all that was stored for the site at once (a stale site is relearned this way)."""
+    from fce.service import learn_sources, save_template, site_rows
 
     if rules not in RULES:
         raise typer.BadParameter(f"must be one of {', '.join(RULES)}", param_hint="--rules")
@@ -235,21 +238,33 @@ def learn(
     try:
         result = learn_sources(sources, site=site, max_bytes=max_bytes, progress=update, rules=rules,
                                fetch=FetchOptions(concurrency=concurrency, timeout=timeout),
-                               page_timeout=page_timeout or None)
+                               page_timeout=page_timeout or None, layouts=not one_layout)
     finally:
         close()
     for warning in result.warnings:
         typer.echo(f"fce: warning: {_one_line(warning)}", err=True)
-    version = save_template(target, result.template)
-    template = result.template
+    record = result.record
+    before = next(iter(site_rows(target, [record.site])), None)
+    # compare-and-set on the version just read: a relearn by someone else in between is not overwritten
+    version = save_template(target, record, expected_version=0 if before is None else before["version"])
     skipped = f" ({len(result.skipped)} skipped)" if result.skipped else ""
+    sizes = " + ".join(str(t.n_pages) for t in record.layouts)
+    replaced = ""
+    if before is not None:
+        rate = before["recent_fit_rate"]
+        replaced = (f"\nreplaced:       version {before['version']}"
+                    + (" (stale" if before["stale"] else " (not stale")
+                    + ("" if rate is None else f", recent fit rate {rate:.2f} over {before['recent']} pages")
+                    + ")")
     typer.echo(
-        f"site:           {template.site}\n"
-        f"pages used:     {template.n_pages}{skipped}\n"
-        f"content paths:  {len(template.content_paths)}\n"
-        f"noise blocks:   {len(template.noise_blocks)}\n"
+        f"site:           {record.site}\n"
+        f"pages used:     {record.n_pages}{skipped}\n"
+        f"layouts:        {len(record.layouts)} ({sizes} pages)\n"
+        f"content paths:  {len({p for t in record.layouts for p in t.content_paths})}\n"
+        f"noise blocks:   {sum(len(t.noise_blocks) for t in record.layouts)}\n"
         f"learn time:     {result.seconds:.2f} s\n"
-        f"store:          {target.url}\n"
+        f"store:          {target.url}"
+        f"{replaced}\n"
         f"version:        {version}"
     )
 
@@ -353,15 +368,16 @@ def sites(
     fmt: Annotated[Format, typer.Option(
         "--format", metavar="text|json", help="text table, or json (one object per line).")] = Format.text,
 ) -> None:
-    """List stored templates: site, version, learned_at, pages learned from, number of content paths."""
+    """List stored sites: version, learned_at, pages learned from, layouts, content paths, and how the templates
+    fare — fits and fallbacks since learning, the recent fit rate and whether the site is stale (relearn it)."""
     if ctx.invoked_subcommand is not None:
         if store is not None:
             _state(ctx).store_url = store
         return
-    from fce.service import template_rows
+    from fce.service import site_rows
 
     target = _state(ctx).store(store)
-    rows = template_rows(target)
+    rows = site_rows(target)
     if fmt is Format.json:
         for row in rows:
             typer.echo(json.dumps(row, ensure_ascii=False))
@@ -370,13 +386,22 @@ def sites(
         typer.echo(f"fce: no templates in {target.url}", err=True)
         return
     header = {"site": "SITE", "version": "VERSION", "learned_at": "LEARNED_AT", "n_pages": "PAGES",
-              "content_paths": "PATHS"}
-    table = [header] + [{**r, "content_paths": len(r["content_paths"]) if r["content_paths"] is not None
-                         else "?"} for r in rows]
+              "layouts": "LAYOUTS", "content_paths": "PATHS", "fits": "FITS", "fallbacks": "FALLBACKS",
+              "recent_fit_rate": "RECENT_FIT", "stale": "STALE"}
+
+    def cells(r: dict[str, Any]) -> dict[str, Any]:
+        rate = r["recent_fit_rate"]
+        return {**r, "content_paths": len(r["content_paths"]) if r["content_paths"] is not None else None,
+                "layouts": (f"{len(r['layouts'])}(" + "+".join(str(x["n_pages"]) for x in r["layouts"]) + ")")
+                if r["layouts"] is not None else None,
+                "recent_fit_rate": "-" if rate is None else f"{rate:.2f}/{r['recent']}",
+                "stale": "stale" if r["stale"] else "-"}
+
+    table = [header] + [cells(r) for r in rows]
     widths = {k: max(len(str(r[k] if r[k] is not None else "?")) for r in table) for k in header}
     for r in table:
-        cells = (str(r[k] if r[k] is not None else "?").ljust(widths[k]) for k in header)
-        typer.echo("  ".join(cells).rstrip())
+        line = (str(r[k] if r[k] is not None else "?").ljust(widths[k]) for k in header)
+        typer.echo("  ".join(line).rstrip())
 
 
 @sites_app.command("show")

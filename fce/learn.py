@@ -3,6 +3,9 @@
 1. segment every page into blocks (:mod:`fce.blocks`);
 2. run ContentExtractor over them (:mod:`fce.content_extractor`) to tell content blocks from noise;
 3. P = the paths of content blocks; store the distinct noise blocks whose path is in P.
+
+:class:`TemplateLearner` learns one template from all pages (the paper). :class:`LayoutLearner` first groups the
+pages by structure (:mod:`fce.layouts`) and learns one template per layout.
 """
 
 from __future__ import annotations
@@ -10,8 +13,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 import numpy as np
 
@@ -19,8 +23,9 @@ from fce.blocks import DEFAULT_PATH_STYLE, BlockTree, blocks_of
 from fce.content_extractor import CE_MIN_OCCURRENCE, CE_OCCURRENCE_FRACTION, ContentExtractor, block_counts
 from fce.errors import LearnError
 from fce.features import SIMILARITY_THRESHOLD, block_vectors, similar_pairs
+from fce.layouts import LAYOUT_DISTANCE, MIN_LAYOUT_PAGES, canonical_order, group_pages, page_paths
 from fce.parse import Page
-from fce.template import LearnParams, NoiseBlock, Template
+from fce.template import LearnParams, NoiseBlock, SiteTemplates, Template
 
 __all__ = [
     "MIN_PAGES",
@@ -28,6 +33,7 @@ __all__ = [
     "RECOMMENDED_PAGES",
     "DEFAULT_RULES",
     "RULES",
+    "LayoutLearner",
     "TemplateLearner",
 ]
 
@@ -240,6 +246,64 @@ class TemplateLearner:
                 if block.inline and block.parent >= 0 and mask[block.parent]:
                     mask[block.index] = True
         return mask
+
+
+class LayoutLearner:
+    """Learn a :class:`~fce.template.SiteTemplates` record for one site: one template per layout (scikit-learn
+    style: ``fit`` returns ``self``).
+
+    The usable pages (those with text) are put in a canonical order (:func:`fce.layouts.canonical_order`: the
+    result does not depend on the order they come in), grouped by structure (:func:`fce.layouts.group_pages`,
+    cut at ``layout_distance``), and a :class:`TemplateLearner` (with ``path_style`` and ``template_params``) is
+    fitted on each group of at least ``min_layout_pages`` pages. When no group is that large, one template is
+    learned from all pages.
+
+    After :meth:`fit`: ``model_`` (the record), ``labels_`` (per given page, the layout it taught, ``-1`` for a
+    page left out: no text, or in a group too small), ``n_pages_`` (usable pages).
+    """
+
+    def __init__(
+        self,
+        site: str = "",
+        *,
+        min_layout_pages: int = MIN_LAYOUT_PAGES,
+        layout_distance: float = LAYOUT_DISTANCE,
+        path_style: str = DEFAULT_PATH_STYLE,
+        template_params: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.site = site
+        self.min_layout_pages = min_layout_pages
+        self.layout_distance = layout_distance
+        self.path_style = path_style
+        self.template_params = template_params
+
+    def fit(self, pages: Sequence[Page] | Sequence[BlockTree]) -> LayoutLearner:
+        if self.min_layout_pages < MIN_PAGES:
+            raise ValueError(f"min_layout_pages must be at least {MIN_PAGES}, not {self.min_layout_pages}")
+        trees = [p if isinstance(p, BlockTree) else blocks_of(p, self.path_style) for p in pages]
+        usable = [i for i, t in enumerate(trees) if any(b.text for b in t.blocks)]
+        if len(usable) < MIN_PAGES:
+            raise LearnError(
+                f"{len(usable)} usable page(s) with text; at least {MIN_PAGES} are needed "
+                f"({RECOMMENDED_PAGES}–30 recommended)",
+                source=self.site or None,
+            )
+        order = [usable[i] for i in canonical_order([trees[i] for i in usable])]
+        groups = group_pages([page_paths(trees[i]) for i in order], distance=self.layout_distance)
+        members = [[order[j] for j in np.flatnonzero(groups == g)] for g in range(int(groups.max()) + 1)]
+        members = [m for m in members if len(m) >= self.min_layout_pages] or [order]
+        params = dict(self.template_params or {})
+        labels = np.full(len(trees), -1, dtype=np.int64)
+        layouts = []
+        for index, group in enumerate(members):
+            learner = TemplateLearner(self.site, path_style=self.path_style, **params)
+            layouts.append(learner.fit([trees[i] for i in group]).template_)
+            labels[group] = index
+        self.labels_ = labels
+        self.n_pages_ = len(usable)
+        self.model_ = SiteTemplates(site=self.site, layouts=tuple(layouts), n_pages=len(usable),
+                                    learned_at=layouts[0].learned_at, fce_version=_version())
+        return self
 
 
 def _distinct_noise(

@@ -1,7 +1,9 @@
-"""The orchestrator: bytes → page → (template | fallback method) → :class:`~fce.extraction.Extraction`.
+"""The orchestrator: bytes → page → (layout's template | fallback method) → :class:`~fce.extraction.Extraction`.
 
-:func:`extract` is the whole detection pipeline for one parsed page; :class:`Extractor` adds a template store and a
-per-site cache of compiled templates, for many pages in one call (the CLI's ``fce detect``).
+:func:`extract` is the whole detection pipeline for one parsed page: segment it once, pick the site's layout that
+fits it best (:class:`fce.layouts.SiteDetector`), apply that layout's template, or fall back. :class:`Extractor`
+adds a template store, a per-site cache of compiled layouts, and the per-site counters of fits and fallbacks that
+drift detection reads (:func:`fce.layouts.is_stale`), written to the store in batches.
 """
 
 from __future__ import annotations
@@ -11,20 +13,22 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from fce.blocks import blocks_of
 from fce.detect import DEFAULT_MODE, MIN_FIT, Detector
 from fce.errors import StoreFailure, TemplateNotFoundError
 from fce.extraction import Extraction
-from fce.learn import TemplateLearner
+from fce.layouts import SiteDetector
+from fce.learn import LayoutLearner, TemplateLearner
 from fce.limits import check_deadline, run_limited
 from fce.methods import get_method
 from fce.parse import Page
 from fce.sites import normalize_site, site_of
-from fce.template import Template
+from fce.template import SiteTemplates, Template
 
 if TYPE_CHECKING:
     from templates_store import TemplateStore
 
-__all__ = ["DEFAULT_FALLBACK", "Extractor", "extract", "learn_template"]
+__all__ = ["DEFAULT_FALLBACK", "OUTCOME_BATCH", "Extractor", "extract", "learn_site", "learn_template"]
 
 #: The single-page method used when no template fits. Issue #2 asked for Arias et al.'s text density (``density``,
 #: still available); measured against every registered method it is far behind (word F1 on the first 100
@@ -35,10 +39,16 @@ DEFAULT_FALLBACK = "mainblock"
 #: Compiled templates kept per Extractor (an LRU): a batch touching more sites than this recompiles.
 TEMPLATE_CACHE_SIZE = 256
 
+#: Detections an :class:`Extractor` counts before writing the counters to the store (one ``record`` per site):
+#: with a 1–20 ms detection per page, 100 pages cost one store write per 0.1–2 s of work, not one per page.
+OUTCOME_BATCH = 100
+
+Compiled = Template | Detector | SiteTemplates | SiteDetector
+
 
 def extract(
     page: Page,
-    template: Template | Detector | None,
+    template: Compiled | None,
     *,
     site: str | None = None,
     fallback: str | None = DEFAULT_FALLBACK,
@@ -46,37 +56,55 @@ def extract(
     mode: str = DEFAULT_MODE,
     timeout: float | None = None,
 ) -> Extraction:
-    """Extract the main content of ``page`` with ``template``; fall back to the method ``fallback`` when there is
-    no template, its fit score is below ``min_fit``, or it extracts nothing. ``mode`` is the detection mode of
-    :class:`~fce.detect.Detector` (``"guided"`` or the paper's ``"rules"``). ``fallback=None`` raises
-    :class:`~fce.errors.TemplateNotFoundError` instead of falling back when there is no template, and returns the
-    (possibly empty) template extraction otherwise. ``timeout``: seconds before
+    """Extract the main content of ``page`` with the site's template(s); fall back to the method ``fallback``
+    when there is no template, no layout's fit score reaches ``min_fit``, or the chosen template extracts nothing.
+
+    ``template`` is one :class:`~fce.template.Template` (or its :class:`~fce.detect.Detector`), or a site's
+    layouts (:class:`~fce.template.SiteTemplates` or its :class:`~fce.layouts.SiteDetector`): the layout that
+    fits the page best is used. The extraction's ``fit`` is that layout's fit; ``info`` holds ``layout`` (its
+    index, ``None`` after a fallback) and ``match`` (the page's match with the layout's profile).
+    ``mode`` is the detection mode of :class:`~fce.detect.Detector` (``"guided"`` or the paper's ``"rules"``).
+    ``fallback=None`` raises :class:`~fce.errors.TemplateNotFoundError` instead of falling back when there is no
+    template, and returns the (possibly empty) template extraction otherwise. ``timeout``: seconds before
     :class:`~fce.errors.PageTimeoutError` (``None``: no limit; see :mod:`fce.limits`)."""
     return run_limited(timeout, lambda: _extract(page, template, site=site, fallback=fallback, min_fit=min_fit,
                                                  mode=mode), source=page.source or page.url)
 
 
-def _extract(page: Page, template: Template | Detector | None, *, site: str | None, fallback: str | None,
+def compile_site(template: Compiled, *, mode: str = DEFAULT_MODE, min_fit: float = MIN_FIT) -> SiteDetector:
+    """``template`` as a :class:`~fce.layouts.SiteDetector` (already one: returned as it is)."""
+    if isinstance(template, SiteDetector):
+        return template
+    return SiteDetector(template, mode=mode, min_fit=min_fit)
+
+
+def _extract(page: Page, template: Compiled | None, *, site: str | None, fallback: str | None,
              min_fit: float, mode: str) -> Extraction:
     if template is None:
         if fallback is None:
             raise TemplateNotFoundError("no template for this site and no fallback allowed",
                                         source=site or page.source)
         return replace(get_method(fallback)(page), site=site, fallback_reason="no-template")
-    detector = template if isinstance(template, Detector) else Detector(template, mode=mode)
-    match = detector.match(page)
-    site = site or detector.template.site
+    detector = compile_site(template, mode=mode, min_fit=min_fit)
+    tree = blocks_of(page, detector.path_style)
+    choice = detector.choose(tree, min_fit=min_fit)
+    site = site or detector.site
+    index = choice.best  # the layout applied when it fits, or when no fallback is allowed
+    match = detector.detectors[index].match(tree) if choice.layout >= 0 or fallback is None else None
     if fallback is not None:
-        reason = "low-fit" if match.fit < min_fit else ("empty" if not match.blocks else None)
+        reason = "low-fit" if match is None else ("empty" if not match.blocks else None)
         if reason is not None:
             check_deadline()  # where no interrupt can be delivered, do not start the fallback past the limit
-            return replace(get_method(fallback)(page), site=site, fit=match.fit, fallback_reason=reason)
-    return Extraction.from_blocks(match.blocks, method="template", site=site, fit=match.fit,
-                                 info={"covered": match.covered})
+            result = get_method(fallback)(page)
+            return replace(result, site=site, fit=choice.fit, fallback_reason=reason,
+                           info={**result.info, "layout": None, "match": choice.match})
+    assert match is not None
+    return Extraction.from_blocks(match.blocks, method="template", site=site, fit=choice.fit,
+                                  info={"covered": match.covered, "layout": index, "match": choice.match})
 
 
 def learn_template(pages: Sequence[Page], site: str, *, timeout: float | None = None, **params: object) -> Template:
-    """Learn a template for ``site`` from its pages (see :class:`fce.learn.TemplateLearner` for ``params``).
+    """Learn one template for ``site`` from its pages (see :class:`fce.learn.TemplateLearner` for ``params``).
     ``timeout``: seconds per page; learning fails with :class:`~fce.errors.PageTimeoutError` after ``timeout`` ×
     the number of pages (``None``: no limit)."""
     name = normalize_site(site)
@@ -85,8 +113,32 @@ def learn_template(pages: Sequence[Page], site: str, *, timeout: float | None = 
                        source=name, what=f"learning from {len(pages)} pages").template_
 
 
+def learn_site(pages: Sequence[Page], site: str, *, timeout: float | None = None, layouts: bool = True,
+               **params: object) -> SiteTemplates:
+    """Learn the layouts of ``site`` from its pages (:class:`fce.learn.LayoutLearner`; ``params`` go to each
+    layout's :class:`fce.learn.TemplateLearner`); ``layouts=False`` learns one template from all pages.
+    ``timeout`` as for :func:`learn_template`."""
+    if not layouts:
+        return SiteTemplates.of(learn_template(pages, site, timeout=timeout, **params))
+    name = normalize_site(site)
+    path_style = params.pop("path_style", None)
+    learner = LayoutLearner(name, template_params=params,
+                            **({} if path_style is None else {"path_style": path_style}))  # type: ignore[arg-type]
+    return run_limited(None if timeout is None else timeout * max(1, len(pages)), lambda: learner.fit(pages),
+                       source=name, what=f"learning from {len(pages)} pages").model_
+
+
 class Extractor:
-    """Detection over many pages with one store: one connection, one template load per site (LRU-cached)."""
+    """Detection over many pages with one store: one connection, one template load per site (LRU-cached).
+
+    With ``record`` (the default), every detection of a site that has a stored record counts as a fit (a layout's
+    template was used) or a fallback; the counts go to the store (``TemplateStore.record``) every
+    :data:`OUTCOME_BATCH` detections and on :meth:`flush` (call it when done; a store opened read-only counts
+    nothing). Counts are tagged with the version of the record that produced them, so a relearned site does not
+    inherit its old template's counts. The counts are monitoring, detection is the product: a store that cannot
+    take them (locked by a writer, gone) does not fail detection — the counts are dropped, ``dropped_outcomes``
+    says how many and ``record_error`` why (reading templates from a failing store still raises).
+    """
 
     def __init__(
         self,
@@ -96,18 +148,28 @@ class Extractor:
         min_fit: float = MIN_FIT,
         mode: str = DEFAULT_MODE,
         timeout: float | None = None,
+        record: bool = True,
     ) -> None:
         self.store = store
         self.mode = mode
         self.fallback = fallback
         self.min_fit = min_fit
         self.timeout = timeout  # seconds per page for extract(); the store is read outside the limit
+        self.record = record
         if fallback is not None:
             get_method(fallback)  # fail early on an unknown name
-        self._cache: OrderedDict[str, Detector | None] = OrderedDict()
+        self._cache: OrderedDict[str, tuple[SiteDetector, int] | None] = OrderedDict()
+        self._outcomes: dict[tuple[str, int], list[str]] = {}
+        self._pending = 0
+        self.dropped_outcomes = 0
+        self.record_error: StoreFailure | None = None
 
-    def detector(self, site: str | None) -> Detector | None:
-        """The compiled template of ``site`` (None when there is none)."""
+    def detector(self, site: str | None) -> SiteDetector | None:
+        """The compiled layouts of ``site`` (None when it has none)."""
+        entry = self._entry(site)
+        return None if entry is None else entry[0]
+
+    def _entry(self, site: str | None) -> tuple[SiteDetector, int] | None:
         if site is None or self.store is None:
             return None
         if site in self._cache:
@@ -128,14 +190,37 @@ class Extractor:
         except StoreError as exc:
             raise StoreFailure(str(exc)) from exc  # the cause says which (unreachable or corrupt)
         for site in wanted:
-            record = found.get(site)
+            stored = found.get(site)
             self._cache[site] = (
-                Detector(Template.from_json(record.payload, site=site), mode=self.mode) if record else None
+                (SiteDetector(SiteTemplates.from_json(stored.payload, site=site), mode=self.mode,
+                              min_fit=self.min_fit), stored.version) if stored else None
             )
             if len(self._cache) > TEMPLATE_CACHE_SIZE:
                 self._cache.popitem(last=False)
 
     def extract(self, page: Page, *, site: str | None = None) -> Extraction:
         site = site_of(page, site)
-        detector = self.detector(site)
-        return extract(page, detector, site=site, fallback=self.fallback, min_fit=self.min_fit, timeout=self.timeout)
+        entry = self._entry(site)
+        result = extract(page, None if entry is None else entry[0], site=site, fallback=self.fallback,
+                         min_fit=self.min_fit, timeout=self.timeout)
+        if self.record and entry is not None and site is not None:
+            fitted = result.method == "template" and result.fallback_reason is None
+            self._outcomes.setdefault((site, entry[1]), []).append("1" if fitted else "0")
+            self._pending += 1
+            if self._pending >= OUTCOME_BATCH:
+                self.flush()
+        return result
+
+    def flush(self) -> None:
+        """Write the counted outcomes to the store (one ``record`` per site and template version)."""
+        from templates_store import StoreError
+
+        outcomes, self._outcomes, self._pending = self._outcomes, {}, 0
+        if self.store is None:
+            return
+        for (site, version), marks in sorted(outcomes.items()):
+            try:
+                self.store.record(site, "".join(marks), version=version)
+            except StoreError as exc:  # see the class docstring: counted, not raised
+                self.dropped_outcomes += len(marks)
+                self.record_error = StoreFailure(str(exc))

@@ -8,13 +8,16 @@ Endpoints (the OpenAPI schema is at ``/openapi.json``, its documentation at ``/d
 * ``POST /extract`` — ``{"html": "...", "site": "example.com"}`` or ``{"url": "https://..."}`` (optional
   ``method``, ``mode``, ``fallback``, ``min_fit``) → the JSON record of ``fce detect --format json``
   (:meth:`fce.service.DetectResult.to_dict`). A site without a template falls back, as the CLI does.
-* ``POST /learn`` — ``{"site": "example.com", "html": [...]}`` or ``"urls": [...]`` → learns and stores the
-  template (:func:`fce.service.save_template`), answers what ``fce learn`` prints.
-* ``GET /sites`` — the stored templates (:func:`fce.service.template_rows`); ``GET /healthz`` — the store answers.
+* ``POST /learn`` — ``{"site": "example.com", "html": [...]}`` or ``"urls": [...]`` → learns the site's layouts
+  (:func:`fce.pipeline.learn_site`) and stores them (:func:`fce.service.save_template`), answers what ``fce learn``
+  prints.
+* ``GET /sites`` — the stored sites with their layouts and fit counters (:func:`fce.service.site_rows`);
+  ``GET /healthz`` — the store answers.
 
 The store is opened once per app. Extraction goes through :func:`fce.pipeline.extract` with compiled templates
 cached per site and mode for :data:`TEMPLATE_TTL` seconds (a template learned through this server replaces the
-cached one at once). Every request body is capped (:data:`DEFAULT_MAX_BODY`, 413), processing each page is
+cached one at once). Every template-based extraction counts as a fit or a fallback for the site's drift counters
+(``fce sites``), written to the store every ``fce.pipeline.OUTCOME_BATCH`` requests and when the server stops. Every request body is capped (:data:`DEFAULT_MAX_BODY`, 413), processing each page is
 bounded by :func:`fce.limits.run_limited` (504), URLs are fetched by :mod:`fce.fetch`. Errors are JSON,
 ``{"error": "<one line>", "status": "<kind>", "code": <fce exit code>}``, with the HTTP status of
 :data:`HTTP_STATUS`.
@@ -41,7 +44,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from fce import __version__
-from fce.detect import DEFAULT_MODE, DETECTION_MODES, MIN_FIT, Detector
+from fce.detect import DEFAULT_MODE, DETECTION_MODES, MIN_FIT
 from fce.errors import (
     FceError,
     FetchError,
@@ -60,10 +63,11 @@ from fce.learn import RECOMMENDED_PAGES
 from fce.limits import DEFAULT_PAGE_TIMEOUT, run_limited
 from fce.methods import get_method
 from fce.parse import MAX_PAGE_BYTES, Page, parse_page
-from fce.pipeline import DEFAULT_FALLBACK, extract, learn_template
-from fce.service import DetectResult, error_status, save_template, template_rows
+from fce.layouts import SiteDetector
+from fce.pipeline import DEFAULT_FALLBACK, OUTCOME_BATCH, extract, learn_site
+from fce.service import DetectResult, error_status, save_template, site_rows
 from fce.sites import normalize_site, site_of
-from fce.template import Template
+from fce.template import SiteTemplates
 
 if TYPE_CHECKING:
     from templates_store import TemplateStore
@@ -170,6 +174,7 @@ class LearnRequest(BaseModel):
     html: list[str] = Field(default_factory=list, max_length=MAX_LEARN_PAGES, description="Pages' HTML.")
     urls: list[str] = Field(default_factory=list, max_length=MAX_LEARN_PAGES, description="Pages' URLs.")
     rules: Literal["paper", "recursive"] = Field("recursive", description="Detection rules stored with it.")
+    one_layout: bool = Field(False, description="One template from all pages instead of one per layout.")
 
     @model_validator(mode="after")
     def _pages(self) -> LearnRequest:
@@ -189,10 +194,17 @@ class LearnResponse(BaseModel):
     version: int
     pages_used: int
     skipped: list[str]
+    layouts: int
     content_paths: int
     noise_blocks: int
     seconds: float
     warnings: list[str]
+
+
+class LayoutRow(BaseModel):
+    n_pages: int
+    content_paths: int
+    noise_blocks: int
 
 
 class SiteRow(BaseModel):
@@ -201,6 +213,12 @@ class SiteRow(BaseModel):
     learned_at: str | None
     n_pages: int | None
     content_paths: list[str] | None
+    layouts: list[LayoutRow] | None = None
+    fits: int = 0
+    fallbacks: int = 0
+    recent: int = 0
+    recent_fit_rate: float | None = None
+    stale: bool = False
     error: str | None = None
 
 
@@ -222,6 +240,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorBody, "description": text} for code, text in (
         (400, "Unusable page (not HTML, empty) or unknown method"),
         (404, "No template for the site and no fallback"),
+        (409, "Another writer stored a newer template for the site while this one was learned"),
         (413, "Request body or page over the size limit"),
         (422, "Invalid request, or too few usable pages to learn"),
         (500, "Stored template corrupt, or an internal error"),
@@ -237,15 +256,21 @@ _RAISES: dict[int | str, dict[str, Any]] = {c: _ERRORS[c] for c in (400, 404, 41
 
 
 class _Templates:
-    """Compiled templates per (site, mode), read from the store at most every :data:`TEMPLATE_TTL` seconds."""
+    """Compiled site layouts per (site, mode), read from the store at most every :data:`TEMPLATE_TTL` seconds, and
+    the drift counters of the detections made with them (as :class:`fce.pipeline.Extractor` keeps them)."""
 
     def __init__(self, store: TemplateStore, ttl: float = TEMPLATE_TTL) -> None:
         self.store = store
         self.ttl = ttl
         self._lock = threading.Lock()
-        self._cache: OrderedDict[tuple[str, str], tuple[float, Detector | None]] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, str], tuple[float, SiteDetector | None, int]] = OrderedDict()
+        self._outcomes: dict[tuple[str, int], list[str]] = {}
+        self._pending = 0
+        #: outcomes the store would not take (read-only, locked, gone): counted, never a failed request
+        self.dropped_outcomes = 0
 
-    def get(self, site: str | None, mode: str) -> Detector | None:
+    def get(self, site: str | None, mode: str) -> tuple[SiteDetector, int] | None:
+        """The compiled layouts of ``site`` and the version of the stored record (None: no template)."""
         if not site:
             return None
         key = (site, mode)
@@ -254,20 +279,43 @@ class _Templates:
             hit = self._cache.get(key)
             if hit is not None and now - hit[0] < self.ttl:
                 self._cache.move_to_end(key)
-                return hit[1]
+                return None if hit[1] is None else (hit[1], hit[2])
         from templates_store import StoreError
 
         try:
             record = self.store.get(site)
         except StoreError as exc:
             raise StoreFailure(str(exc)) from exc
-        detector = Detector(Template.from_json(record.payload, site=site), mode=mode) if record else None
+        detector = (SiteDetector(SiteTemplates.from_json(record.payload, site=site), mode=mode)
+                    if record else None)
+        version = record.version if record else 0
         with self._lock:
-            self._cache[key] = (now, detector)
+            self._cache[key] = (now, detector, version)
             self._cache.move_to_end(key)
             while len(self._cache) > TEMPLATE_CACHE_SIZE:
                 self._cache.popitem(last=False)
-        return detector
+        return None if detector is None else (detector, version)
+
+    def note(self, site: str, version: int, fitted: bool) -> None:
+        """Count one detection of ``site`` (a fit or a fallback); write the counts every ``OUTCOME_BATCH``."""
+        with self._lock:
+            self._outcomes.setdefault((site, version), []).append("1" if fitted else "0")
+            self._pending += 1
+            full = self._pending >= OUTCOME_BATCH
+        if full:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the counted outcomes to the store (one ``record`` per site and version)."""
+        from templates_store import StoreError
+
+        with self._lock:
+            outcomes, self._outcomes, self._pending = self._outcomes, {}, 0
+        for (site, version), marks in sorted(outcomes.items()):
+            try:
+                self.store.record(site, "".join(marks), version=version)
+            except StoreError:
+                self.dropped_outcomes += len(marks)
 
     def forget(self, site: str) -> None:
         with self._lock:
@@ -319,7 +367,7 @@ def create_app(
     ``None`` for ``$FCE_STORE`` / the default SQLite file; a store given as URL is opened here and closed when
     the app shuts down). ``page_timeout``: seconds of processing per page (``None``: no limit); learning gets
     that × the pages."""
-    from templates_store import StoreError, open_store
+    from templates_store import StoreError, VersionConflict, open_store
 
     owned = not hasattr(store, "get_many")
     target: TemplateStore = open_store(store) if owned else store  # type: ignore[arg-type,assignment]
@@ -329,6 +377,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
+        templates.flush()
         if owned:
             target.close()
 
@@ -359,6 +408,8 @@ def create_app(
     async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
         if exc.status_code == 413:
             return _error(413, str(exc.detail), "too-large", PageTooLargeError.exit_code)
+        if exc.status_code == 409:
+            return _error(409, str(exc.detail), "conflict", StoreFailure.exit_code)
         return _error(exc.status_code, str(exc.detail), "http", None)
 
     @api.exception_handler(Exception)
@@ -407,8 +458,12 @@ def create_app(
             extraction = replace(extraction, site=site_of(page, body.site))
         else:
             site = site_of(page, body.site)
-            extraction = extract(page, templates.get(site, body.mode), site=site, fallback=body.fallback,
+            entry = templates.get(site, body.mode)
+            extraction = extract(page, None if entry is None else entry[0], site=site, fallback=body.fallback,
                                  min_fit=body.min_fit, mode=body.mode, timeout=page_timeout)
+            if entry is not None and site is not None:
+                templates.note(site, entry[1],
+                               extraction.method == "template" and extraction.fallback_reason is None)
         # returned as a Response, so FastAPI does not validate and re-encode what to_dict() already made
         # (``response_model`` still documents it): on an example page 0.08 ms instead of 0.17 ms
         response = _json(DetectResult(source, extraction=extraction).to_dict())
@@ -417,7 +472,7 @@ def create_app(
         response.headers["Server-Timing"] = f"extract;dur={(time.perf_counter() - started) * 1000:.3f}"
         return response
 
-    @api.post("/learn", response_model=LearnResponse, responses=_RAISES,
+    @api.post("/learn", response_model=LearnResponse, responses={**_RAISES, 409: _ERRORS[409]},
               summary="Learn a site's template from its pages and store it")
     def post_learn(body: LearnRequest) -> dict[str, Any]:
         site = normalize_site(body.site)
@@ -443,28 +498,39 @@ def create_app(
                         source=url, max_bytes=max_page)))
                 except InputError as exc:
                     skipped.append(exc)
+        try:
+            before = target.get(site)  # compare-and-set on this version: a newer relearn is never overwritten
+        except StoreError as exc:
+            raise StoreFailure(str(exc)) from exc
         started = time.perf_counter()
         try:
-            template = learn_template(pages, site, timeout=page_timeout, rules=body.rules)
+            record = learn_site(pages, site, timeout=page_timeout, layouts=not body.one_layout, rules=body.rules)
         except LearnError as exc:
             if not skipped:
                 raise
             raise LearnError(f"{exc}; {len(skipped)} page(s) could not be used, the first: {skipped[0]}") from None
         seconds = time.perf_counter() - started
-        version = save_template(target, template)
+        try:
+            version = save_template(target, record, expected_version=0 if before is None else before.version)
+        except StoreFailure as exc:
+            if isinstance(exc.__cause__, VersionConflict):
+                raise HTTPException(409, f"{site}: another writer stored a new template meanwhile ({exc})") from None
+            raise
         templates.forget(site)
         warnings = [f"skipped {exc}" for exc in skipped]
-        if template.n_pages < RECOMMENDED_PAGES:  # as fce learn warns (fce.service.learn_sources)
-            warnings.append(f"learned {site} from {template.n_pages} page(s); "
+        if record.n_pages < RECOMMENDED_PAGES:  # as fce learn warns (fce.service.learn_sources)
+            warnings.append(f"learned {site} from {record.n_pages} page(s); "
                             f"{RECOMMENDED_PAGES}-30 pages of the site are recommended")
-        return {"site": site, "version": version, "pages_used": template.n_pages,
-                "skipped": [str(e) for e in skipped], "content_paths": len(template.content_paths),
-                "noise_blocks": len(template.noise_blocks), "seconds": round(seconds, 4), "warnings": warnings}
+        return {"site": site, "version": version, "pages_used": record.n_pages,
+                "skipped": [str(e) for e in skipped], "layouts": len(record.layouts),
+                "content_paths": len({p for t in record.layouts for p in t.content_paths}),
+                "noise_blocks": sum(len(t.noise_blocks) for t in record.layouts), "seconds": round(seconds, 4),
+                "warnings": warnings}
 
     @api.get("/sites", response_model=list[SiteRow], responses={503: _ERRORS[503]},
              summary="The stored templates")
     def get_sites() -> list[dict[str, Any]]:
-        return template_rows(target)
+        return site_rows(target)
 
     @api.get("/healthz", response_model=Health, responses={503: _ERRORS[503]}, summary="The store answers")
     def get_health() -> dict[str, Any]:

@@ -47,8 +47,9 @@ from fce.extraction import Extraction
 from fce.features import block_vectors
 from fce.methods import get_method
 from fce.parse import Page
-from fce.pipeline import DEFAULT_FALLBACK, extract
-from fce.template import Template
+from fce.layouts import SiteDetector
+from fce.pipeline import DEFAULT_FALLBACK, compile_site, extract
+from fce.template import SiteTemplates, Template
 
 __all__ = [
     "BROWSER_CANDIDATES",
@@ -115,7 +116,7 @@ class Overlay:
 
 def explain(
     page: Page,
-    template: Template | Detector | None,
+    template: Template | Detector | SiteTemplates | SiteDetector | None,
     *,
     method: str | None = None,
     site: str | None = None,
@@ -125,15 +126,20 @@ def explain(
     timeout: float | None = None,
 ) -> Overlay:
     """Extract ``page`` as :func:`fce.pipeline.extract` does (or with the single-page ``method`` only) and give
-    every block its fate (:data:`FATES`)."""
+    every block its fate (:data:`FATES`). For a site with several layouts, the noise fates are those of the
+    layout that was applied (or, after a fallback, of the layout that fitted best)."""
+    detector: Detector | None = None
     if method is not None:
         extraction = get_method(method)(page)
-        detector = None
     else:
-        detector = (template if isinstance(template, Detector) or template is None
-                    else Detector(template, mode=mode))
-        extraction = extract(page, detector, site=site, fallback=fallback, min_fit=min_fit, mode=mode,
+        site_detector = None if template is None else compile_site(template, mode=mode, min_fit=min_fit)
+        extraction = extract(page, site_detector, site=site, fallback=fallback, min_fit=min_fit, mode=mode,
                              timeout=timeout)
+        if site_detector is not None:
+            layout = extraction.info.get("layout")
+            if layout is None:
+                layout = site_detector.choose(blocks_of(page, site_detector.path_style), min_fit=min_fit).best
+            detector = site_detector.detectors[layout]
     style = detector.path_style if detector is not None else None
     tree = blocks_of(page, style) if style else blocks_of(page)
     fates = ["other"] * len(tree)
@@ -320,8 +326,10 @@ def _panel(overlay: Overlay, title: str) -> str:
     ex = overlay.extraction
     esc = html.escape
     fit = "–" if ex.fit is None else f"{ex.fit:.3f}"
+    layout = ex.info.get("layout")
     facts = [("page", title), ("site", ex.site or "–"), ("method", ex.method),
-             ("mode", overlay.mode or "–"), ("fit", fit), ("fallback reason", ex.fallback_reason or "–"),
+             ("mode", overlay.mode or "–"), ("layout", "–" if layout is None else str(layout)), ("fit", fit),
+             ("fallback reason", ex.fallback_reason or "–"),
              ("extracted", f"{len(ex.blocks)} blocks, {len(ex.text)} characters")]
     counts = overlay.counts()
     legend = "".join(

@@ -57,10 +57,14 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-__all__ = ["CHARSETS", "POPULAR_POOL", "GeneratedPage", "SiteStyle", "generate_site", "write_site"]
+__all__ = ["CHARSETS", "POPULAR_POOL", "GeneratedPage", "SiteStyle", "generate_mixed_site", "generate_site",
+           "write_site"]
 
 #: The charsets a site may declare; characters a charset lacks (curly quotes in ISO-8859-1) become ``&#N;``.
 CHARSETS = ("utf-8", "windows-1252", "iso-8859-1")
+
+#: Paragraphs of the standing introduction of a live blog page (``SiteStyle.live_blog``).
+LIVE_BLOG_STANDING = 6
 
 #: Size of the site-wide "Most popular" pool of which each page shows ``SiteStyle.popular_items``.
 POPULAR_POOL = 8
@@ -248,6 +252,17 @@ class SiteStyle:
     read_more_rate: float = 0.2
     #: Least and most article paragraphs.
     paragraphs: tuple[int, int] = (3, 12)
+    #: A prefix for every class and id name (``"v2"``: ``class="story"`` becomes ``class="v2-story"``): the same
+    #: parts under other names, as after a redesign or in a second layout of the site. ``""``: none.
+    theme: str = ""
+    #: Class and id names the theme leaves as they are (e.g. the story container's, shared by the layouts of one
+    #: content management system).
+    theme_keep: tuple[str, ...] = ()
+    #: A live blog ("div" layout): each story paragraph is an entry (``<div class="entry"><p>``), after
+    #: :data:`LIVE_BLOG_STANDING` paragraphs of a standing introduction, the same on every live blog of the site and
+    #: sitting where an article's paragraphs sit (``DIV.story-body > P``): noise on the article layout's content
+    #: path. A site that mixes both layouts makes a one-template learner see that path as mostly noise.
+    live_blog: bool = False
 
     def __post_init__(self) -> None:
         if self.layout not in ("div", "table"):
@@ -263,6 +278,10 @@ class SiteStyle:
         low, high = self.paragraphs
         if not 1 <= low <= high:
             raise ValueError(f"paragraphs must be (min, max) with 1 <= min <= max, not {self.paragraphs}")
+        if self.live_blog and self.layout != "div":
+            raise ValueError("live_blog needs layout='div'")
+        if self.theme and not re.fullmatch(r"[a-z][a-z0-9]*", self.theme):
+            raise ValueError(f"theme must be lower-case letters and digits, not {self.theme!r}")
         for name in ("comments_rate", "inline_markup_rate", "list_rate", "figure_rate", "read_more_rate"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1], not {getattr(self, name)}")
@@ -315,9 +334,39 @@ def generate_site(
     pages = []
     for index in range(n_pages):
         page = _make_page(random.Random(f"{domain}|{seed}|page|{index}"), site, style, index)
-        data = render(site, page, style).encode(style.charset, "xmlcharrefreplace")
+        source = render(site, page, style)
+        if style.theme:
+            source = _retheme(source, style.theme, frozenset(style.theme_keep))
+        data = source.encode(style.charset, "xmlcharrefreplace")
         pages.append(GeneratedPage(page.url, data, _gold(page), style.charset))
     return pages
+
+
+def generate_mixed_site(
+    domain: str, n_pages: int, styles: Sequence[SiteStyle], *, seed: int = 0
+) -> list[GeneratedPage]:
+    """A site that serves several layouts: page *i* is page *i* of :func:`generate_site` in
+    ``styles[i % len(styles)]`` (so the layouts alternate, and every page has its own URL and article).
+    With ``styles`` of an old and a new look, the first and second halves of ``generate_site`` of each make a
+    redesign instead; this function mixes them."""
+    if not styles:
+        raise ValueError("styles must name at least one SiteStyle")
+    per_style = [generate_site(domain, n_pages, seed=seed, style=style) for style in styles]
+    return [per_style[i % len(styles)][i] for i in range(n_pages)]
+
+
+_NAME_ATTR = re.compile(r'(?<=\s)(class|id)=(?:"([^"]*)"|([^\s>"]+))')
+
+
+def _retheme(source: str, theme: str, keep: frozenset[str] = frozenset()) -> str:
+    """Prefix every class and id name of ``source`` but those in ``keep`` with ``theme-``."""
+
+    def rename(m: re.Match[str]) -> str:
+        names = " ".join(n if n in keep else f"{theme}-{n}"
+                         for n in (m.group(2) if m.group(2) is not None else m.group(3)).split())
+        return f'{m.group(1)}="{names}"'
+
+    return _NAME_ATTR.sub(rename, source)
 
 
 def write_site(pages: Iterable[GeneratedPage], directory: str | Path) -> list[Path]:
@@ -689,9 +738,14 @@ def _render_div(site: _Site, page: _Page, style: SiteStyle) -> str:
         '      <div class="story-body">',
     ]
     indent = " " * 8
+    if style.live_blog:
+        standing = random.Random(f"{site.domain}|live-blog")
+        lines += [f"{indent}<p>{_e(_plain(_paragraph(standing, 5)))}</p>" for _ in range(LIVE_BLOG_STANDING)]
     for block in page.blocks:
         kind = block[0]
-        if kind == "p":
+        if kind == "p" and style.live_blog:
+            lines.append(f'{indent}<div class="entry"><p>{_inline(block[1])}</p></div>')
+        elif kind == "p":
             lines.append(f"{indent}<p>{_inline(block[1])}</p>")
         elif kind == "ul":
             lines.append(f'{indent}<ul class="key-points">')

@@ -3,6 +3,16 @@
 A :class:`Template` is a frozen value with a stable JSON form (:meth:`Template.to_json` sorts keys and orders every
 collection, so the same learning input gives byte-identical JSON). ``schema`` versions the JSON layout; a template
 of another schema is refused with :class:`~fce.errors.TemplateError`, never half-read.
+
+What a store holds per site is a :class:`SiteTemplates` record: one :class:`Template` per layout of the site
+(articles, galleries, a redesign; :mod:`fce.layouts`). Its JSON is schema :data:`TEMPLATE_SCHEMA` (2)::
+
+    {"schema": 2, "site": ..., "learned_at": ..., "fce_version": ..., "n_pages": ..., "extra": {...},
+     "layouts": [<a Template's JSON object, schema 1>, ...]}
+
+**Older stores keep working**: :meth:`SiteTemplates.from_json` reads a schema-1 payload (a bare :class:`Template`,
+what fce wrote before layouts, and what :func:`fce.pipeline.learn_template` still writes) as a site of one layout.
+:meth:`Template.from_json` reads schema 1 only, as before.
 """
 
 from __future__ import annotations
@@ -14,10 +24,14 @@ from typing import Any
 
 from fce.errors import TemplateError
 
-__all__ = ["TEMPLATE_SCHEMA", "LearnParams", "NoiseBlock", "Template"]
+__all__ = ["LAYOUT_SCHEMA", "TEMPLATE_SCHEMA", "LearnParams", "NoiseBlock", "SiteTemplates", "Template"]
 
-#: Version of the JSON layout. Bump on any incompatible change; readers refuse other versions.
-TEMPLATE_SCHEMA = 1
+#: Version of the stored site record (:class:`SiteTemplates`). Bump on any incompatible change; readers refuse
+#: other versions. 1 was a bare :class:`Template` (one layout per site), still read as a one-layout site.
+TEMPLATE_SCHEMA = 2
+
+#: Version of one layout's :class:`Template` JSON (unchanged since fce stored one template per site).
+LAYOUT_SCHEMA = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +72,7 @@ class Template:
     n_pages: int
     params: LearnParams
     learned_at: str
-    schema: int = TEMPLATE_SCHEMA
+    schema: int = LAYOUT_SCHEMA
     fce_version: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -102,19 +116,23 @@ class Template:
     def from_json(cls, payload: str | bytes, *, site: str | None = None) -> Template:
         """Read a template; ``site`` (when given) must match the stored one. Raises :class:`TemplateError`."""
         name = site or "template"
-        try:
-            data = json.loads(payload)
-        except (ValueError, TypeError) as exc:
-            raise TemplateError(f"stored template is not valid JSON ({exc})", source=name) from None
-        if not isinstance(data, dict):
-            raise TemplateError("stored template is not a JSON object", source=name)
+        data = _load_object(payload, name)
         schema = data.get("schema")
-        if schema != TEMPLATE_SCHEMA:
+        if schema == TEMPLATE_SCHEMA:
+            raise TemplateError("stored record holds a site's layouts; read it with SiteTemplates.from_json",
+                                source=name)
+        if schema != LAYOUT_SCHEMA:
             raise TemplateError(
-                f"template schema {schema!r} is not supported (this fce reads schema {TEMPLATE_SCHEMA}); "
+                f"template schema {schema!r} is not supported (this fce reads schema {LAYOUT_SCHEMA}); "
                 "learn the site again",
                 source=name,
             )
+        return cls.from_dict(data, site=site)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, site: str | None = None) -> Template:
+        """:meth:`from_json` after ``json.loads`` (the schema is not checked here)."""
+        name = site or "template"
         try:
             params = data["params"]
             template = cls(
@@ -136,7 +154,7 @@ class Template:
                     max_link_density=float(params["max_link_density"]),
                 ),
                 learned_at=str(data["learned_at"]),
-                schema=int(schema),
+                schema=int(data["schema"]),
                 fce_version=str(data.get("fce_version", "")),
                 extra=dict(data.get("extra") or {}),
             )
@@ -145,3 +163,89 @@ class Template:
         if site is not None and template.site != site:
             raise TemplateError(f"stored template was learned for site {template.site!r}", source=name)
         return template
+
+
+def _load_object(payload: str | bytes, name: str) -> dict[str, Any]:
+    try:
+        data = json.loads(payload)
+    except (ValueError, TypeError) as exc:
+        raise TemplateError(f"stored template is not valid JSON ({exc})", source=name) from None
+    if not isinstance(data, dict):
+        raise TemplateError("stored template is not a JSON object", source=name)
+    return data
+
+
+@dataclass(frozen=True)
+class SiteTemplates:
+    """What is stored for one site: a template per layout (:mod:`fce.layouts`), in a stable order (the learner
+    orders them by number of learning pages, then by their JSON). ``n_pages`` is the number of pages learning
+    saw, including those of groups too small to become a layout."""
+
+    site: str
+    layouts: tuple[Template, ...]
+    n_pages: int
+    learned_at: str
+    schema: int = TEMPLATE_SCHEMA
+    fce_version: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.layouts:
+            raise ValueError("a site record needs at least one layout")
+
+    def __hash__(self) -> int:
+        return hash((self.site, self.learned_at, len(self.layouts)))
+
+    @classmethod
+    def of(cls, template: Template) -> SiteTemplates:
+        """A one-layout site (how a schema-1 record and a bare :class:`Template` are read)."""
+        return cls(site=template.site, layouts=(template,), n_pages=template.n_pages,
+                   learned_at=template.learned_at, schema=TEMPLATE_SCHEMA, fce_version=template.fce_version)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": self.schema,
+            "site": self.site,
+            "learned_at": self.learned_at,
+            "fce_version": self.fce_version,
+            "n_pages": self.n_pages,
+            "layouts": [t.to_dict() for t in self.layouts],
+            "extra": dict(sorted(self.extra.items())),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, payload: str | bytes, *, site: str | None = None) -> SiteTemplates:
+        """Read a stored site record of schema 2, or a schema-1 :class:`Template` as a one-layout site; ``site``
+        (when given) must match the stored one. Raises :class:`TemplateError`."""
+        name = site or "template"
+        data = _load_object(payload, name)
+        schema = data.get("schema")
+        if schema == LAYOUT_SCHEMA:
+            return cls.of(Template.from_dict(data, site=site))
+        if schema != TEMPLATE_SCHEMA:
+            raise TemplateError(
+                f"template schema {schema!r} is not supported (this fce reads schemas {LAYOUT_SCHEMA} and "
+                f"{TEMPLATE_SCHEMA}); learn the site again",
+                source=name,
+            )
+        try:
+            layouts = data["layouts"]
+            if not isinstance(layouts, list) or not layouts:
+                raise ValueError("no layouts")
+            record = cls(
+                site=str(data["site"]),
+                layouts=tuple(Template.from_dict(t, site=site) for t in layouts),
+                n_pages=int(data["n_pages"]),
+                learned_at=str(data["learned_at"]),
+                schema=int(schema),
+                fce_version=str(data.get("fce_version", "")),
+                extra=dict(data.get("extra") or {}),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise TemplateError(f"stored template is corrupt ({type(exc).__name__}: {exc})", source=name) from None
+        if site is not None and record.site != site:
+            raise TemplateError(f"stored template was learned for site {record.site!r}", source=name)
+        return record

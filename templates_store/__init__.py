@@ -11,7 +11,7 @@
 Backends know nothing of the algorithm; fce never sees a Redis client or a file path.
 """
 
-from templates_store.base import StoredTemplate, TemplateStore
+from templates_store.base import RECENT_WINDOW, SiteCounters, StoredTemplate, TemplateStore
 from templates_store.errors import (
     StoreConfigError,
     StoreCorrupt,
@@ -25,9 +25,11 @@ from templates_store.sqlite import SQLiteStore
 from templates_store.url import default_store_path, open_store, redact_url
 
 __all__ = [
+    "RECENT_WINDOW",
     "MemoryStore",
     "RedisStore",
     "SQLiteStore",
+    "SiteCounters",
     "StoreConfigError",
     "StoreCorrupt",
     "StoreError",

@@ -6,6 +6,11 @@ that each replacement gets the next version number.
 
 Versions count from 1 since the site's template was (re)created: after ``delete`` or expiry a site
 has no template (version 0 for compare-and-set) and the next ``put`` stores version 1 again.
+
+Each site's template also has **counters** of how it fared (:class:`SiteCounters`): how many detections used
+it (fits) and how many fell back, in total and over the last :data:`RECENT_WINDOW` detections. They belong to
+the stored version: every ``put`` starts them afresh, ``delete`` and expiry drop them, and ``record`` for
+another version than the stored one is ignored (counts of a replaced template must not judge its successor).
 """
 
 from __future__ import annotations
@@ -17,7 +22,15 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Self
 
-__all__ = ["StoredTemplate", "TemplateStore"]
+__all__ = ["RECENT_WINDOW", "SiteCounters", "StoredTemplate", "TemplateStore"]
+
+#: Outcomes of the last this-many detections of a site are kept ("recent", a sliding window). A window of 100
+#: reacts within one day of a redesign for a site with ≥ 100 pages a day, yet a few odd pages (<= 10 %) barely
+#: move its fit rate; it costs 100 bytes per site.
+RECENT_WINDOW = 100
+
+#: The outcome characters of ``TemplateStore.record``.
+FIT, FALLBACK = "1", "0"
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +41,32 @@ class StoredTemplate:
     payload: str  # opaque JSON text
     version: int  # 1, 2, 3, ... per site
     updated_at: float  # unix time of the put that stored it
+
+
+@dataclass(frozen=True, slots=True)
+class SiteCounters:
+    """How one stored template fared: ``fits`` and ``fallbacks`` since it was stored (version ``version``), and
+    ``recent``, the outcomes of its last :data:`RECENT_WINDOW` detections, oldest first (``"1"`` a fit, ``"0"`` a
+    fallback)."""
+
+    site: str
+    version: int
+    fits: int = 0
+    fallbacks: int = 0
+    recent: str = ""
+
+    @property
+    def recent_count(self) -> int:
+        return len(self.recent)
+
+    @property
+    def recent_fits(self) -> int:
+        return self.recent.count(FIT)
+
+    @property
+    def recent_fit_rate(self) -> float | None:
+        """Share of fits among the recent detections (``None`` before any)."""
+        return self.recent_fits / len(self.recent) if self.recent else None
 
 
 class TemplateStore(ABC):
@@ -74,6 +113,17 @@ class TemplateStore(ABC):
     @abstractmethod
     def sites(self) -> list[str]:
         """Sites that have a template, sorted."""
+
+    @abstractmethod
+    def record(self, site: str, outcomes: str, *, version: int | None = None) -> bool:
+        """Count detections of the site's template, atomically: ``outcomes`` is one character per detection,
+        ``"1"`` (a fit) or ``"0"`` (a fallback), oldest first. ``version`` (when given) must be the stored
+        version, otherwise nothing is counted. Returns whether the outcomes were counted (``False``: the site has
+        no template, another version, or the store is opened read-only)."""
+
+    @abstractmethod
+    def counters(self, sites: Iterable[str]) -> dict[str, SiteCounters]:
+        """Counters of the given sites that have a template, keyed by site (a site never counted has zeros)."""
 
     @abstractmethod
     def ping(self) -> None:
@@ -125,6 +175,21 @@ def _check_utf8(text: str, what: str) -> None:
             text.encode("utf-8")
         except UnicodeEncodeError as exc:
             raise ValueError(f"{what} is not valid Unicode: {exc.reason} at index {exc.start}") from None
+
+
+def check_outcomes(outcomes: object) -> str:
+    if not isinstance(outcomes, str):
+        raise TypeError(f"outcomes must be a str of '1' and '0', not {type(outcomes).__name__}")
+    if outcomes.strip(FIT + FALLBACK):
+        raise ValueError(f"outcomes must hold only {FIT!r} (fit) and {FALLBACK!r} (fallback)")
+    return outcomes
+
+
+def updated_counters(current: SiteCounters, outcomes: str) -> SiteCounters:
+    """``current`` after ``outcomes`` (the reference semantics every backend implements)."""
+    fits = outcomes.count(FIT)
+    return SiteCounters(current.site, current.version, current.fits + fits,
+                        current.fallbacks + len(outcomes) - fits, (current.recent + outcomes)[-RECENT_WINDOW:])
 
 
 def check_expected_version(expected_version: object) -> int | None:

@@ -9,18 +9,21 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from templates_store.base import (
+    SiteCounters,
     StoredTemplate,
     TemplateStore,
     check_expected_version,
+    check_outcomes,
     check_payload,
     check_seconds,
     check_site,
     conflict_message,
     unique_sites,
+    updated_counters,
 )
 from templates_store.errors import VersionConflict
 from templates_store.url import with_query
@@ -32,6 +35,7 @@ __all__ = ["MemoryStore"]
 class _Record:
     template: StoredTemplate
     expires_at: float | None
+    counters: SiteCounters
 
 
 class MemoryStore(TemplateStore):
@@ -69,7 +73,8 @@ class MemoryStore(TemplateStore):
                 raise VersionConflict(conflict_message(self.url, site, expected_version, actual),
                                       url=self.url, site=site, expected=expected_version, actual=actual)
             template = StoredTemplate(site=site, payload=payload, version=actual + 1, updated_at=now)
-            self._records[site] = _Record(template, None if ttl is None else now + ttl)
+            self._records[site] = _Record(template, None if ttl is None else now + ttl,
+                                          SiteCounters(site, template.version))
             return template.version
 
     def delete(self, site: str) -> bool:
@@ -83,6 +88,25 @@ class MemoryStore(TemplateStore):
         now = time.time()
         with self._lock:
             return sorted(site for site in list(self._records) if self._live(site, now) is not None)
+
+    def record(self, site: str, outcomes: str, *, version: int | None = None) -> bool:
+        check_site(site)
+        check_outcomes(outcomes)
+        version = check_expected_version(version)
+        with self._lock:
+            if self._live(site, time.time()) is None:
+                return False
+            current = self._records[site]
+            if version is not None and version != current.template.version:
+                return False
+            self._records[site] = replace(current, counters=updated_counters(current.counters, outcomes))
+            return True
+
+    def counters(self, sites: Iterable[str]) -> dict[str, SiteCounters]:
+        wanted = unique_sites(sites)
+        now = time.time()
+        with self._lock:
+            return {site: self._records[site].counters for site in wanted if self._live(site, now) is not None}
 
     def ping(self) -> None:
         return None

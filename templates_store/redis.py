@@ -3,7 +3,10 @@
 Layout, with ``prefix`` (default ``fce``):
 
 * ``{prefix}:tpl:{<site>}`` -- a HASH per site with fields ``payload``, ``version``, ``updated_at``
-  (and ``token``, the id of the put that wrote it, see below). The site sits in a hash tag, so on
+  (and ``token``, the id of the put that wrote it, see below), and the template's counters ``fits``,
+  ``fallbacks`` and ``recent`` (``record`` is one Lua script on this one key: a version check,
+  ``HINCRBY`` twice, the recent window appended and trimmed; ``put`` drops them; they expire with it).
+  The site sits in a hash tag, so on
   Redis Cluster each site's key lands in its own slot.
 * ``{prefix}:sites`` -- a SET of the sites, for :meth:`RedisStore.sites`. Members whose hash has
   expired are removed lazily by ``sites()``.
@@ -38,9 +41,12 @@ from redis.commands.core import Script
 from redis.retry import Retry
 
 from templates_store.base import (
+    RECENT_WINDOW,
+    SiteCounters,
     StoredTemplate,
     TemplateStore,
     check_expected_version,
+    check_outcomes,
     check_payload,
     check_seconds,
     check_site,
@@ -88,6 +94,7 @@ if current[2] == ARGV[6] then return {1, version} end
 if ARGV[4] ~= '' and tonumber(ARGV[4]) ~= version then return {0, version} end
 version = version + 1
 redis.call('HSET', KEYS[1], 'payload', ARGV[2], 'version', version, 'updated_at', ARGV[3], 'token', ARGV[6])
+redis.call('HDEL', KEYS[1], 'fits', 'fallbacks', 'recent')
 if ARGV[5] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[5]) else redis.call('PERSIST', KEYS[1]) end
 redis.call('SADD', KEYS[2], ARGV[1])
 return {1, version}
@@ -100,7 +107,26 @@ for i = 2, #KEYS do
 end
 return 0
 """
+# KEYS: template hash. ARGV: expected version ('' = any), outcomes ('1' fit, '0' fallback), window.
+# Returns 1 when counted, 0 when the site has no template or another version.
+_RECORD_SCRIPT = """
+local version = redis.call('HGET', KEYS[1], 'version')
+if not version then return 0 end
+if ARGV[1] ~= '' and tonumber(ARGV[1]) ~= tonumber(version) then return 0 end
+local fits = 0
+for i = 1, #ARGV[2] do
+  if string.byte(ARGV[2], i) == 49 then fits = fits + 1 end
+end
+redis.call('HINCRBY', KEYS[1], 'fits', fits)
+redis.call('HINCRBY', KEYS[1], 'fallbacks', #ARGV[2] - fits)
+local recent = (redis.call('HGET', KEYS[1], 'recent') or '') .. ARGV[2]
+local window = tonumber(ARGV[3])
+if #recent > window then recent = string.sub(recent, #recent - window + 1) end
+redis.call('HSET', KEYS[1], 'recent', recent)
+return 1
+"""
 _FIELDS = (b"payload", b"version", b"updated_at")
+_COUNTER_FIELDS = (b"version", b"fits", b"fallbacks", b"recent")
 
 
 class RedisStore(TemplateStore):
@@ -114,6 +140,7 @@ class RedisStore(TemplateStore):
     _redis: redis.Redis | None  # this process's client, made on first use
     _put_script: Script  # registered on _redis
     _prune_script: Script
+    _record_script: Script
     _lock: threading.Lock
     _pid: int  # the process that _redis belongs to
 
@@ -215,6 +242,40 @@ class RedisStore(TemplateStore):
                 self._prune_script(keys=[self._sites_key, *map(self.key, gone)], args=gone, client=client)
         return [site for site, present in zip(members, exists, strict=True) if present]
 
+    def record(self, site: str, outcomes: str, *, version: int | None = None) -> bool:
+        key = self.key(site)
+        check_outcomes(outcomes)
+        version = check_expected_version(version)
+        args = ["" if version is None else str(version), outcomes, str(RECENT_WINDOW)]
+        with self._errors(site):
+            client = self._client()
+            counted = self._record_script(keys=[key], args=args, client=client)
+        return bool(counted)
+
+    def counters(self, sites: Iterable[str]) -> dict[str, SiteCounters]:
+        wanted = unique_sites(sites)
+        if not wanted:
+            return {}
+        with self._errors():
+            pipe = self._client().pipeline(transaction=False)
+            for site in wanted:
+                pipe.hmget(self.key(site), _COUNTER_FIELDS)
+            replies = pipe.execute(raise_on_error=False)
+        found = {}
+        for site, reply in zip(wanted, replies, strict=True):
+            if isinstance(reply, Exception):
+                raise self._error(reply, site) from reply
+            version, fits, fallbacks, recent = reply
+            if version is None:
+                continue
+            try:
+                found[site] = SiteCounters(site, int(version), int(fits or 0), int(fallbacks or 0),
+                                           (recent or b"").decode("ascii"))
+            except ValueError as exc:
+                raise StoreCorrupt(f"template store {self.url}: unreadable counters for site {site!r}: {exc}",
+                                   url=self.url, site=site) from None
+        return found
+
     def ping(self) -> None:
         with self._errors():
             self._client().ping()
@@ -229,7 +290,7 @@ class RedisStore(TemplateStore):
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        for name in ("_redis", "_put_script", "_prune_script", "_lock", "_pid"):
+        for name in ("_redis", "_put_script", "_prune_script", "_record_script", "_lock", "_pid"):
             state.pop(name, None)  # absent until first use in this process
         return state
 
@@ -264,6 +325,7 @@ class RedisStore(TemplateStore):
                     ) from None
                 self._put_script = client.register_script(_PUT_SCRIPT)
                 self._prune_script = client.register_script(_PRUNE_SCRIPT)
+                self._record_script = client.register_script(_RECORD_SCRIPT)
                 self._redis, self._pid = client, os.getpid()
         return self._redis
 

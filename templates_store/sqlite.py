@@ -1,7 +1,9 @@
 """Embedded template store: one SQLite file, the default backend.
 
 One table ``templates(site PRIMARY KEY, payload, version, updated_at, expires_at)`` in WAL mode, so
-readers never wait for a writer. Every write runs in a ``BEGIN IMMEDIATE`` transaction, which takes
+readers never wait for a writer, and one ``counters(site PRIMARY KEY, version, fits, fallbacks, recent)``
+(schema version 2; a version-1 file gains the table when first opened for writing).
+Every write runs in a ``BEGIN IMMEDIATE`` transaction, which takes
 the database's write lock before reading the current version: replace is atomic and
 compare-and-set is race-free across threads and processes. Expired rows are invisible to reads
 and are purged by the next write.
@@ -23,14 +25,17 @@ from typing import Any
 from urllib.parse import quote
 
 from templates_store.base import (
+    SiteCounters,
     StoredTemplate,
     TemplateStore,
     check_expected_version,
+    check_outcomes,
     check_payload,
     check_seconds,
     check_site,
     conflict_message,
     unique_sites,
+    updated_counters,
 )
 from templates_store.errors import StoreCorrupt, StoreError, StoreUnavailable, VersionConflict
 from templates_store.url import with_query
@@ -41,7 +46,7 @@ __all__ = ["DEFAULT_BUSY_TIMEOUT", "SQLiteStore"]
 # default is 0: fail at once). A put holds the lock for well under a millisecond plus the payload
 # write, so 5 s only runs out when a process is stuck inside a transaction.
 DEFAULT_BUSY_TIMEOUT = 5.0
-SCHEMA_VERSION = 1  # PRAGMA user_version of the layout below
+SCHEMA_VERSION = 2  # PRAGMA user_version of the layout below (1: without the counters table)
 _GET_MANY_CHUNK = 500  # sites per "IN (...)" query, well below SQLite's 32766 bound variables
 _LIVE = "(expires_at IS NULL OR expires_at > ?)"
 _SCHEMA = """
@@ -53,6 +58,13 @@ CREATE TABLE IF NOT EXISTS templates (
     expires_at REAL
 );
 CREATE INDEX IF NOT EXISTS templates_expiry ON templates (expires_at) WHERE expires_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS counters (
+    site TEXT PRIMARY KEY NOT NULL,
+    version INTEGER NOT NULL,
+    fits INTEGER NOT NULL,
+    fallbacks INTEGER NOT NULL,
+    recent TEXT NOT NULL
+);
 """
 # Result codes that mean "cannot use the file now" rather than "the file is not a store".
 _UNAVAILABLE_CODES = ("SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_IOERR",
@@ -146,6 +158,7 @@ class SQLiteStore(TemplateStore):
                 "updated_at = excluded.updated_at, expires_at = excluded.expires_at",
                 (site, payload, version, now, None if ttl is None else now + ttl),
             )
+            conn.execute("DELETE FROM counters WHERE site = ?", (site,))  # a new template starts afresh
         return version
 
     def delete(self, site: str) -> bool:
@@ -154,12 +167,63 @@ class SQLiteStore(TemplateStore):
             now = time.time()
             live = conn.execute(f"DELETE FROM templates WHERE site = ? AND {_LIVE}", (site, now)).rowcount
             conn.execute("DELETE FROM templates WHERE site = ?", (site,))  # an expired row, if any
+            conn.execute("DELETE FROM counters WHERE site = ?", (site,))
         return live > 0
 
     def sites(self) -> list[str]:
         with self._connection() as conn:
             rows = conn.execute(f"SELECT site FROM templates WHERE {_LIVE}", (time.time(),)).fetchall()
         return sorted(site for (site,) in rows)
+
+    def record(self, site: str, outcomes: str, *, version: int | None = None) -> bool:
+        check_site(site)
+        check_outcomes(outcomes)
+        version = check_expected_version(version)
+        with self._connection(site):
+            if self._immutable:
+                return False  # a store deployed read-only counts nothing
+        with self._write(site) as conn:
+            row = conn.execute(f"SELECT version FROM templates WHERE site = ? AND {_LIVE}",
+                               (site, time.time())).fetchone()
+            if row is None or (version is not None and row[0] != version):
+                return False
+            current = self._counters(conn, site, row[0])
+            new = updated_counters(current, outcomes)
+            conn.execute("INSERT OR REPLACE INTO counters (site, version, fits, fallbacks, recent) "
+                         "VALUES (?, ?, ?, ?, ?)", (site, new.version, new.fits, new.fallbacks, new.recent))
+        return True
+
+    def counters(self, sites: Iterable[str]) -> dict[str, SiteCounters]:
+        wanted = unique_sites(sites)
+        found: dict[str, SiteCounters] = {}
+        with self._connection() as conn:
+            now = time.time()
+            has_table = not self._immutable or conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'counters'").fetchone() is not None
+            conn.execute("BEGIN")  # one snapshot across the chunks
+            try:
+                for start in range(0, len(wanted), _GET_MANY_CHUNK):
+                    chunk = wanted[start:start + _GET_MANY_CHUNK]
+                    rows = conn.execute(
+                        f"SELECT site, version FROM templates WHERE site IN ({', '.join('?' * len(chunk))}) "
+                        f"AND {_LIVE}", (*chunk, now)).fetchall()
+                    for site, version in rows:
+                        found[site] = (self._counters(conn, site, version) if has_table
+                                       else SiteCounters(site, version))
+            finally:
+                conn.execute("COMMIT")
+        return {site: found[site] for site in wanted if site in found}
+
+    def _counters(self, conn: sqlite3.Connection, site: str, version: int) -> SiteCounters:
+        row = conn.execute("SELECT fits, fallbacks, recent FROM counters WHERE site = ? AND version = ?",
+                           (site, version)).fetchone()
+        if row is None:
+            return SiteCounters(site, version)
+        fits, fallbacks, recent = row
+        if not (type(fits) is int and type(fallbacks) is int and isinstance(recent, str)):
+            raise StoreCorrupt(f"template store {self.url}: unreadable counters for site {site!r}",
+                               url=self.url, site=site)
+        return SiteCounters(site, version, fits, fallbacks, recent)
 
     def ping(self) -> None:
         with self._connection() as conn:
@@ -176,7 +240,7 @@ class SQLiteStore(TemplateStore):
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        for name in ("_conn", "_lock", "_pid"):
+        for name in ("_conn", "_lock", "_pid", "_immutable"):
             state.pop(name, None)
         return state
 
@@ -188,6 +252,7 @@ class SQLiteStore(TemplateStore):
 
     def _init_process_state(self) -> None:
         self._conn = None
+        self._immutable = False  # opened read-only (see _open)
         self._lock = threading.RLock()
         self._pid = os.getpid()
 
@@ -238,7 +303,9 @@ class SQLiteStore(TemplateStore):
             uri = f"file:{quote(str(self.path.resolve()))}?mode=ro&immutable=1"
             conn = sqlite3.connect(uri, uri=True, timeout=self.busy_timeout, isolation_level=None,
                                    check_same_thread=False)
+            self._immutable = True
             return conn
+        self._immutable = False
         conn = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None,
                                check_same_thread=False)  # our lock serialises the threads
         try:

@@ -30,7 +30,7 @@ from templates_store import StoreConfigError, StoreUnavailable, VersionConflict
 SITE = "news.example"
 N_LEARN = 20  # fce.learn.RECOMMENDED_PAGES: no "too few pages" warning
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(64))
-JSON_KEYS = ["source", "site", "method", "fit", "fallback_reason", "text", "blocks"]
+JSON_KEYS = ["source", "site", "method", "fit", "layout", "match", "fallback_reason", "text", "blocks"]
 
 
 # --- fixtures -----------------------------------------------------------------------------------------------
@@ -136,7 +136,8 @@ def test_learn_detect_and_manage_templates_over_http(
     assert [r["source"] for r in rows] == urls
     for row, page in zip(rows, new, strict=True):
         assert list(row) == JSON_KEYS
-        assert (row["site"], row["method"], row["fallback_reason"]) == (SITE, "template", None)
+        assert (row["site"], row["method"], row["fallback_reason"], row["layout"]) == (SITE, "template", None, 0)
+        assert 0.0 < row["match"] <= 1.0
         assert 0.0 <= row["fit"] <= 1.0
         indices = [b["index"] for b in row["blocks"]]
         assert indices == sorted(indices) and len(set(indices)) == len(indices)
@@ -149,14 +150,22 @@ def test_learn_detect_and_manage_templates_over_http(
     assert result.exit_code == 0
     assert result.stdout == rows[0]["text"] + "\n\n" + rows[1]["text"] + "\n"
 
+    # every detection was counted: 3 + 2 fits, none stale
+    counted = json.loads(run("--store", store, "sites", "--format", "json").stdout)
+    assert (counted["fits"], counted["fallbacks"], counted["recent"], counted["stale"]) == (5, 0, 5, False)
+    assert counted["layouts"][0]["n_pages"] >= 4
+
     # learning again replaces the template: version 2
     result = run("--store", store, "learn", "--site", SITE, "urls.txt")
     assert result.exit_code == 0 and result.stdout.rstrip().endswith("version:        2")
+    assert "replaced:       version 1 (not stale, recent fit rate 1.00 over 5 pages)" in result.stdout
 
     result = run("--store", store, "sites")
     header, row = result.stdout.splitlines()
-    assert header.split() == ["SITE", "VERSION", "LEARNED_AT", "PAGES", "PATHS"]
+    assert header.split() == ["SITE", "VERSION", "LEARNED_AT", "PAGES", "LAYOUTS", "PATHS", "FITS", "FALLBACKS",
+                              "RECENT_FIT", "STALE"]
     assert row.split()[:2] == [SITE, "2"] and row.split()[3] == "20"
+    assert row.split()[6:] == ["0", "0", "-", "-"]  # version 2 has not been used yet
     listing = run("--store", store, "sites", "--format", "json").stdout
     (listed,) = [json.loads(line) for line in listing.splitlines()]
     assert listed["site"] == SITE and listed["content_paths"] and listed["n_pages"] == 20
@@ -257,7 +266,8 @@ def test_a_corrupt_template_fails_only_its_own_sites_pages(
     one_line(result.stderr)
 
     listed = run("--store", store, "sites").stdout.splitlines()
-    assert listed[1].split() == ["broken.example", "1", "?", "?", "?"]  # still listed, so it can be deleted
+    # still listed, so it can be deleted
+    assert listed[1].split() == ["broken.example", "1", "?", "?", "?", "?", "0", "0", "-", "-"]
     assert run("--store", store, "sites", "delete", "broken.example").exit_code == 0
 
 

@@ -74,3 +74,17 @@ def test_bad_rules_parameter():
 )
 def test_noise_named(path, expected):
     assert noise_named(path) is expected
+
+
+def test_layout_learner_passes_template_params_to_every_layout():
+    from fce.learn import LayoutLearner
+    from fce.sitegen import SiteStyle, generate_mixed_site
+
+    generated = generate_mixed_site("lay.test", 16, (SiteStyle(), SiteStyle(layout="table")), seed=2)
+    pages = [parse_page(g.html, url=g.url) for g in generated]
+    learner = LayoutLearner("lay.test", template_params={"rules": "paper"}, path_style="qualified").fit(pages)
+    assert [t.params.rules for t in learner.model_.layouts] == ["paper", "paper"]
+    assert [t.n_pages for t in learner.model_.layouts] == [8, 8]
+    assert learner.labels_.tolist() == [0, 1] * 8 or learner.labels_.tolist() == [1, 0] * 8
+    with pytest.raises(LearnError):
+        LayoutLearner("lay.test").fit(pages[:2])

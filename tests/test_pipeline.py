@@ -92,3 +92,70 @@ def test_extractor_loads_each_template_once(tmp_path):
     assert all(r.method == "template" and r.site == "news.test" for r in results)
     assert calls == [["news.test"]]
     store.close()
+
+
+# --- layouts and the counters of fits and fallbacks -------------------------------------------------------------
+
+
+def test_extractor_counts_fits_and_fallbacks_in_batches(monkeypatch):
+    import fce.pipeline
+
+    pages = site_pages()
+    store = open_store("memory://")
+    store.put("news.test", learn_template([p for _, p in pages[:20]], "news.test").to_json())  # schema 1
+    monkeypatch.setattr(fce.pipeline, "OUTCOME_BATCH", 4)
+    calls = []
+    real = store.record
+
+    def counting(site, outcomes, *, version=None):
+        calls.append((site, outcomes, version))
+        return real(site, outcomes, version=version)
+
+    store.record = counting  # type: ignore[method-assign]
+    ex = Extractor(store)
+    foreign = parse_page(b"<html><body><table><tr><td>" + b"Different layout words. " * 40
+                         + b"</td></tr></table></body></html>", url="https://news.test/other")
+    results = [ex.extract(p) for _, p in pages[20:23]] + [ex.extract(foreign)]
+    assert [r.info["layout"] for r in results] == [0, 0, 0, None]
+    assert calls == [("news.test", "1110", 1)]  # the 4th detection filled the batch
+    ex.extract(pages[23][1])
+    ex.extract(parse_page(b"<p>no site</p>"))  # no site, no template: nothing to count
+    assert len(calls) == 1
+    ex.flush()
+    assert calls[1] == ("news.test", "1", 1)
+    got = store.counters(["news.test"])["news.test"]
+    assert (got.fits, got.fallbacks, got.recent) == (4, 1, "11101")
+    ex.flush()  # nothing pending: no call
+    assert len(calls) == 2
+
+
+def test_extractor_without_recording_and_with_a_failing_store():
+    from templates_store import StoreUnavailable
+
+    pages = site_pages()
+    store = open_store("memory://")
+    store.put("news.test", learn_template([p for _, p in pages[:20]], "news.test").to_json())
+    quiet = Extractor(store, record=False)
+    quiet.extract(pages[20][1])
+    quiet.flush()
+    assert store.counters(["news.test"])["news.test"].recent == ""
+
+    def refuse(site, outcomes, *, version=None):
+        raise StoreUnavailable("template store memory://: locked", url="memory://", site=site)
+
+    store.record = refuse  # type: ignore[method-assign]
+    ex = Extractor(store)
+    assert ex.extract(pages[21][1]).method == "template"
+    ex.flush()  # the counts are monitoring: detection does not fail for them
+    assert ex.dropped_outcomes == 1 and "locked" in str(ex.record_error)
+
+
+def test_extract_reports_fit_layout_and_match():
+    pages = site_pages()
+    template = TemplateLearner("news.test").fit([p for _, p in pages[:20]]).template_
+    for compiled in (template, Detector(template)):
+        result = extract(pages[25][1], compiled)
+        assert result.method == "template" and result.fit > 0.9
+        assert result.info["layout"] == 0 and 0.5 < result.info["match"] <= 1.0
+    empty = extract(pages[25][1], template, fallback=None, min_fit=1.01)  # fit too low, no fallback allowed
+    assert empty.method == "template" and empty.info["layout"] == 0

@@ -13,7 +13,15 @@ from typing import Literal
 import lxml.html
 import pytest
 
-from fce.sitegen import CHARSETS, GeneratedPage, SiteStyle, generate_site, write_site
+from fce.sitegen import (
+    CHARSETS,
+    LIVE_BLOG_STANDING,
+    GeneratedPage,
+    SiteStyle,
+    generate_mixed_site,
+    generate_site,
+    write_site,
+)
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 Layout = Literal["div", "table"]
@@ -294,3 +302,45 @@ def test_example_layout() -> None:
     listed = [line for line in (site / "urls.txt").read_text().splitlines() if not line.startswith("#")]
     assert len(listed) == 30 and all((site / line).is_file() for line in listed)
     assert sum(p.stat().st_size for p in EXAMPLES.rglob("*") if p.is_file()) < 1_500_000
+
+
+# --- several layouts: themes, live blogs, mixed sites ---------------------------------------------------------------
+
+
+def test_theme_renames_class_and_id_names_but_those_kept():
+    plain = generate_site("theme.test", 2, seed=4)
+    themed = generate_site("theme.test", 2, seed=4, style=SiteStyle(theme="v2", theme_keep=("story-body",)))
+    assert [p.gold for p in plain] == [p.gold for p in themed] and [p.url for p in plain] == [p.url for p in themed]
+    html = themed[0].html.decode()
+    assert 'class="v2-story"' in html and 'id="v2-main"' in html and 'class="story-body"' in html
+    assert 'class="story"' not in html
+    with pytest.raises(ValueError, match="theme"):
+        SiteStyle(theme="Bad Theme")
+
+
+def test_live_blog_has_a_standing_introduction_outside_the_gold():
+    style = SiteStyle(live_blog=True)
+    pages = generate_site("live.test", 3, seed=2, style=style)
+    intros = []
+    for page in pages:
+        story = _tree(page).xpath('//div[@class="story-body"]')[0]
+        standing = [_norm(p.text_content()) for p in story.xpath("./p[not(@class)]")]  # not promo, read-more
+        entries = [_norm(p.text_content()) for p in story.xpath('./div[@class="entry"]/p')]
+        assert len(standing) == LIVE_BLOG_STANDING and entries
+        assert all(line not in page.gold for line in standing)
+        assert all(entry in page.gold for entry in entries)
+        intros.append(standing)
+    assert intros[0] == intros[1] == intros[2]  # the same on every live blog of the site
+    with pytest.raises(ValueError, match="live_blog"):
+        SiteStyle(layout="table", live_blog=True)
+
+
+def test_mixed_site_alternates_the_layouts():
+    styles = (SiteStyle(), SiteStyle(layout="table"))
+    mixed = generate_mixed_site("mix.test", 6, styles, seed=1)
+    assert mixed == generate_mixed_site("mix.test", 6, styles, seed=1)
+    for i, page in enumerate(mixed):
+        assert page == generate_site("mix.test", 6, seed=1, style=styles[i % 2])[i]
+    assert len({p.url for p in mixed}) == 6
+    with pytest.raises(ValueError):
+        generate_mixed_site("mix.test", 2, ())

@@ -10,6 +10,8 @@ import time
 import pytest
 
 from templates_store import (
+    RECENT_WINDOW,
+    SiteCounters,
     StoreConfigError,
     StoreCorrupt,
     StoredTemplate,
@@ -229,6 +231,87 @@ def test_unconditional_puts_from_threads_get_distinct_versions(store: TemplateSt
     for worker in workers:
         worker.join()
     assert sorted(results) == list(range(1, 401))
+
+
+# --- counters of fits and fallbacks ----------------------------------------------------------------
+
+
+def test_counters_start_at_zero_and_count(store: TemplateStore) -> None:
+    assert store.counters(["example.com"]) == {}
+    store.put("example.com", "t")
+    assert store.counters(["example.com", "missing.org"]) == {"example.com": SiteCounters("example.com", 1)}
+    assert store.record("example.com", "110") is True
+    assert store.record("example.com", "0", version=1) is True
+    assert store.record("example.com", "") is True  # nothing to count is fine
+    got = store.counters(["example.com"])["example.com"]
+    assert got == SiteCounters("example.com", 1, fits=2, fallbacks=2, recent="1100")
+    assert (got.recent_count, got.recent_fits, got.recent_fit_rate) == (4, 2, 0.5)
+    assert SiteCounters("x", 1).recent_fit_rate is None
+
+
+def test_recent_is_a_sliding_window(store: TemplateStore) -> None:
+    store.put("example.com", "t")
+    store.record("example.com", "0" * (RECENT_WINDOW - 3))
+    store.record("example.com", "1" * 5)  # the 2 oldest fallbacks slide out
+    got = store.counters(["example.com"])["example.com"]
+    assert got.recent == "0" * (RECENT_WINDOW - 5) + "1" * 5
+    assert (got.fits, got.fallbacks) == (5, RECENT_WINDOW - 3)  # totals keep everything
+    store.record("example.com", "1" * (3 * RECENT_WINDOW))  # one call longer than the window
+    assert store.counters(["example.com"])["example.com"].recent == "1" * RECENT_WINDOW
+
+
+def test_counters_belong_to_the_stored_version(store: TemplateStore) -> None:
+    assert store.record("example.com", "1") is False  # no template: nothing counted
+    store.put("example.com", "v1")
+    store.record("example.com", "000")
+    assert store.record("example.com", "1", version=2) is False  # outcomes of another version
+    store.put("example.com", "v2")  # a new template starts afresh
+    assert store.counters(["example.com"])["example.com"] == SiteCounters("example.com", 2)
+    assert store.record("example.com", "1", version=1) is False  # the old template's late outcomes
+    assert store.record("example.com", "1", version=2) is True
+    assert store.counters(["example.com"])["example.com"].fits == 1
+    store.delete("example.com")
+    assert store.counters(["example.com"]) == {}
+    store.put("example.com", "v1 again")
+    assert store.counters(["example.com"])["example.com"] == SiteCounters("example.com", 1)
+
+
+def test_counters_expire_with_the_template(store: TemplateStore) -> None:
+    store.put("short.com", "x", ttl=TTL)
+    store.record("short.com", "10")
+    time.sleep(AFTER_TTL)
+    assert store.record("short.com", "1") is False
+    assert store.counters(["short.com"]) == {}
+
+
+@pytest.mark.parametrize(("outcomes", "error"), [("1x0", ValueError), ("yes", ValueError), (b"10", TypeError),
+                                                  (1, TypeError)])
+def test_bad_outcomes_are_refused(store: TemplateStore, outcomes, error) -> None:
+    store.put("example.com", "t")
+    with pytest.raises(error):
+        store.record("example.com", outcomes)
+    with pytest.raises(ValueError):
+        store.record("example.com", "1", version=-1)
+    assert store.counters(["example.com"])["example.com"] == SiteCounters("example.com", 1)
+
+
+@pytest.mark.usefixtures("eager_thread_switching")
+def test_records_from_threads_are_atomic(store: TemplateStore) -> None:
+    store.put("example.com", "t")
+    threads, rounds = 8, 25
+
+    def count() -> None:
+        for _ in range(rounds):
+            assert store.record("example.com", "10", version=1)
+
+    workers = [threading.Thread(target=count) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    got = store.counters(["example.com"])["example.com"]
+    assert (got.fits, got.fallbacks) == (threads * rounds, threads * rounds)
+    assert got.recent == "10" * (RECENT_WINDOW // 2)
 
 
 def test_close_is_idempotent_and_store_reopens(store: TemplateStore) -> None:

@@ -61,6 +61,25 @@ def test_key_layout(redis_url: str) -> None:
     store.close()
 
 
+def test_counters_live_in_the_sites_hash(redis_url: str) -> None:
+    """record is one script on one hash-tagged key (no CROSSSLOT on Cluster); the counters expire with it."""
+    store = open_store(redis_url)
+    store.put("example.com", "t", ttl=60)
+    assert store.record("example.com", "1101", version=1)
+    raw = redis.Redis.from_url(redis_url, decode_responses=True)
+    assert sorted(raw.keys("*")) == ["fce:sites", "fce:tpl:{example.com}"]
+    fields = raw.hgetall("fce:tpl:{example.com}")
+    assert (fields["fits"], fields["fallbacks"], fields["recent"]) == ("3", "1", "1101")
+    assert 0 < raw.pttl("fce:tpl:{example.com}") <= 60_000  # counting keeps the template's expiry
+    store.put("example.com", "new")
+    assert "fits" not in raw.hgetall("fce:tpl:{example.com}")
+    raw.hset("fce:tpl:{example.com}", "fits", "many")
+    with pytest.raises(StoreCorrupt, match="counters"):
+        store.counters(["example.com"])
+    raw.close()
+    store.close()
+
+
 def test_site_is_the_hash_tag(redis_url: str) -> None:
     store = open_store(redis_url)
     for site in ["example.com", "例え.jp", "a:b"]:

@@ -190,6 +190,14 @@ def _put_error(path: Path) -> str | None:
     return None
 
 
+def _record_and_count(path: Path) -> tuple[bool, tuple[int, int]]:
+    """Record a fit in ``path`` and read example.com's counters back, as this (unprivileged) process."""
+    store = SQLiteStore(path)
+    counted = store.record("example.com", "1")
+    got = store.counters(["example.com"])["example.com"]
+    return counted, (got.fits, got.fallbacks)
+
+
 def _get_payload(path: Path) -> str | None:
     """The payload stored for example.com, read by this (unprivileged) process."""
     record = SQLiteStore(path).get("example.com")
@@ -217,7 +225,22 @@ def test_read_only_database_file(unprivileged: tuple[Path, Callable[..., Any]]) 
     message = run(_put_error, path)
     assert message is not None and str(path) in message
     assert run(_get_payload, path) == "x"  # a user who cannot write reads it (opened immutable)
+    assert run(_record_and_count, path) == (False, (0, 0))  # and counts nothing, without an error
     assert SQLiteStore(path).get("example.com").payload == "x"  # unchanged
+
+
+def test_a_version_1_file_gains_the_counters_table(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.executescript("CREATE TABLE templates (site TEXT PRIMARY KEY NOT NULL, payload TEXT NOT NULL, "
+                       "version INTEGER NOT NULL, updated_at REAL NOT NULL, expires_at REAL);"
+                       "INSERT INTO templates VALUES ('example.com', '{}', 3, 1.0, NULL);"
+                       "PRAGMA user_version = 1;")
+    conn.close()
+    with SQLiteStore(path) as store:
+        assert store.get("example.com").version == 3
+        assert store.record("example.com", "01", version=3) is True
+        assert (store.counters(["example.com"])["example.com"].fits, SCHEMA_VERSION) == (1, 2)
 
 
 @pytest.mark.parametrize("layout", ["parent is a file", "path is a directory"])

@@ -1,0 +1,213 @@
+"""Several layouts per site: group a site's pages by structure, and pick a page's layout at detection time.
+
+Real sites serve several layouts (articles, galleries, video pages, index pages) and redesign every few years; a
+template learned from a mix fits none of them well. Here:
+
+* a page's **structure** is the set of block paths that carry text on it (:func:`page_paths`, qualified paths of
+  :mod:`fce.blocks`, so ``DIV[#story]`` and ``DIV[.article-body]`` differ);
+* :func:`group_pages` clusters a site's pages by the Jaccard distance of those sets (scikit-learn's average-linkage
+  agglomerative clustering, cut at :data:`LAYOUT_DISTANCE`): no random state, no number of clusters to guess, and
+  the result does not depend on the order the pages come in (they are put in a canonical order first);
+* the layout learner (:class:`fce.learn.LayoutLearner`) learns one :class:`~fce.template.Template` per group of at
+  least :data:`MIN_LAYOUT_PAGES` pages, stored together as one :class:`~fce.template.SiteTemplates` record;
+* :class:`SiteDetector` picks, for a new page, the layout whose template fits it best (the share of the page's text
+  on paths the layout saw while learning, :meth:`fce.detect.Detector.fit_score`), ties broken by the match of the
+  page with the layout's profile (:func:`profile_match`), then by layout order; it reports both figures.
+
+**Drift.** Every detection is either a *fit* (a layout's template was used) or a *fallback*; stores count both per
+site (``TemplateStore.record``) and keep the outcomes of the last ``templates_store.RECENT_WINDOW`` detections
+(a sliding window, not decayed counts: easy to explain, exact, and the same in all three backends).
+:func:`is_stale` flags a site whose recent fit rate is below :data:`STALE_FIT_RATE` once the window holds at least
+:data:`STALE_MIN_RECENT` detections; ``fce learn`` or :func:`fce.service.relearn_stale` then replace its layouts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from fce.blocks import BlockTree
+from fce.detect import DEFAULT_MODE, MIN_FIT, Detector
+from fce.template import SiteTemplates, Template
+
+if TYPE_CHECKING:
+    from templates_store import SiteCounters
+
+__all__ = [
+    "LAYOUT_DISTANCE",
+    "MIN_LAYOUT_PAGES",
+    "STALE_FIT_RATE",
+    "STALE_MIN_RECENT",
+    "LayoutChoice",
+    "SiteDetector",
+    "group_pages",
+    "is_stale",
+    "page_paths",
+    "profile_match",
+]
+
+#: Pages whose text-path sets are further apart than this (average-linkage Jaccard distance) are different layouts.
+#: Measured on msv-big9 (``bench/layouts_bench.py``, "Layout distances"): pages of one site and capture year are
+#: at median distance 0.09–0.44 (nymag, whose pages vary most, 0.87), pages of different capture years (redesigns)
+#: at least 0.78 apart and mostly ≥ 0.85. 0.7 sits between the two.
+LAYOUT_DISTANCE = 0.7
+
+#: A group of pages becomes a layout of its own only with at least this many pages; smaller groups are left out of
+#: learning (their pages go to the fallback at detection time). When no group is this large, one template is
+#: learned from all pages (the one-layout learner). The paper learns from 20–30 pages, but a layout of a site has
+#: fewer; FastCE's repetition test needs a few pages (``fce.learn.MIN_PAGES`` = 3). Measured on msv-big9 k-fold
+#: (``bench/layouts_bench.py``, ~7 pages per capture year in each fold's learning set): 3 to 6 give the same
+#: site-macro word F1 (0.961); the share of pages that get a layout falls as the minimum grows (min 0.55, 0.45,
+#: 0.42, 0.17 over the sites for 3, 4, 5, 6). 4 keeps a stray pair or triple of odd pages from becoming a layout
+#: and every site's fit rate above :data:`STALE_FIT_RATE`.
+MIN_LAYOUT_PAGES = 4
+
+#: A site whose recent fit rate (share of its recent detections where a layout's template was used) is below this
+#: is stale. Measured on msv-big9 (``bench/layouts_bench.py``): a site's layouts fit 45–100 % of its held-out pages
+#: of the years they were learned from (nymag 45 %: many of its pages are one-offs, in no layout), and 0 % of its
+#: 2017 pages when learned from 2005–2013. 0.25 lies between the two with room on both sides.
+STALE_FIT_RATE = 0.25
+
+#: Fewer recent detections than this say nothing about a site (a couple of odd pages must not flag it).
+#: 10 = the number of pages per site and capture year of msv-big9: one capture of a redesigned site flags it.
+STALE_MIN_RECENT = 10
+
+
+def page_paths(tree: BlockTree) -> frozenset[str]:
+    """The structure of a page: the paths of its blocks that carry text of their own."""
+    return frozenset(b.path for b in tree.blocks if b.text)
+
+
+def _canonical_key(tree: BlockTree) -> str:
+    """An order for pages that does not depend on the order they were given in (their text and structure)."""
+    digest = hashlib.sha1(usedforsecurity=False)
+    for b in tree.blocks:
+        digest.update(b.path.encode("utf-8", "surrogatepass"))
+        digest.update(b"\0")
+        digest.update(b.text.encode("utf-8", "surrogatepass"))
+        digest.update(b"\1")
+    return digest.hexdigest()
+
+
+def canonical_order(trees: Sequence[BlockTree]) -> list[int]:
+    """Indices of ``trees`` in a canonical order (by content), so that learning is independent of input order."""
+    keys = [_canonical_key(t) for t in trees]
+    return sorted(range(len(trees)), key=lambda i: (keys[i], i))
+
+
+def group_pages(path_sets: Sequence[frozenset[str]], *, distance: float = LAYOUT_DISTANCE) -> np.ndarray:
+    """Group pages by structure: a label per page (0, 1, ...), largest group first, ties by first page.
+
+    Average-linkage agglomerative clustering (scikit-learn) of the pages' path sets under the Jaccard distance,
+    cut at ``distance``. Deterministic for a given order of ``path_sets``.
+    """
+    n = len(path_sets)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    if n == 1:
+        return np.zeros(1, dtype=np.int64)
+    from sklearn.cluster import AgglomerativeClustering
+    from sklearn.metrics import pairwise_distances
+    from sklearn.preprocessing import MultiLabelBinarizer
+
+    matrix = MultiLabelBinarizer(sparse_output=False).fit_transform([sorted(s) for s in path_sets]).astype(bool)
+    empty = ~matrix.any(axis=1)
+    dist = pairwise_distances(matrix, metric="jaccard") if matrix.shape[1] else np.zeros((n, n))
+    dist[np.ix_(empty, empty)] = 0.0  # pages without text are alike (sklearn gives 0/0 -> 0 or nan)
+    dist = np.nan_to_num(dist, nan=1.0)
+    raw = AgglomerativeClustering(n_clusters=None, metric="precomputed", linkage="average",
+                                  distance_threshold=distance).fit_predict(dist)
+    sizes = np.bincount(raw)
+    first = {int(label): int(np.flatnonzero(raw == label)[0]) for label in np.unique(raw)}
+    order = sorted(first, key=lambda label: (-sizes[label], first[label]))
+    relabel = {old: new for new, old in enumerate(order)}
+    return np.asarray([relabel[int(x)] for x in raw], dtype=np.int64)
+
+
+def profile_match(paths: frozenset[str], template: Template) -> float:
+    """Cosine similarity of a page's path set with a layout's profile (per path, the share of the layout's learning
+    pages that had text on it): 1.0 when the page has exactly the paths every learning page had."""
+    return _Profile(template).match(paths)
+
+
+class _Profile:
+    """A layout's profile, its norm computed once (:func:`profile_match`)."""
+
+    __slots__ = ("known", "n_pages", "norm")
+
+    def __init__(self, template: Template) -> None:
+        self.known = template.known_paths
+        self.n_pages = template.n_pages
+        self.norm = math.sqrt(sum((c / self.n_pages) ** 2 for c in self.known.values())) if self.n_pages > 0 else 0.0
+
+    def match(self, paths: frozenset[str]) -> float:
+        if not paths or not self.norm:
+            return 0.0
+        known = self.known
+        dot = sum(known.get(p, 0) for p in paths) / self.n_pages
+        return dot / (math.sqrt(len(paths)) * self.norm)
+
+
+@dataclass(frozen=True, slots=True)
+class LayoutChoice:
+    """The layout chosen for a page: its index in the site record (``-1``: none fits, the fallback runs), the fit
+    of that layout's template (share of the page's text on its paths) and the page's match with its profile.
+    ``best`` is the index of the best candidate whether or not it fits (what a caller without a fallback applies);
+    without a fitting layout, ``fit`` and ``match`` are that candidate's."""
+
+    layout: int
+    fit: float
+    match: float
+    best: int
+
+
+class SiteDetector:
+    """A site's layouts compiled for detection: one :class:`~fce.detect.Detector` per layout, and the choice."""
+
+    def __init__(self, record: SiteTemplates | Template | Detector, *, mode: str = DEFAULT_MODE,
+                 min_fit: float = MIN_FIT) -> None:
+        if isinstance(record, Detector):
+            self.detectors: tuple[Detector, ...] = (record,)
+            record = SiteTemplates.of(record.template)
+        else:
+            if isinstance(record, Template):
+                record = SiteTemplates.of(record)
+            self.detectors = tuple(Detector(t, mode=mode) for t in record.layouts)
+        self.record = record
+        self._profiles = tuple(_Profile(d.template) for d in self.detectors)
+        self.mode = self.detectors[0].mode
+        self.min_fit = min_fit
+        self.path_style = self.detectors[0].path_style
+
+    @property
+    def site(self) -> str:
+        return self.record.site
+
+    @property
+    def template(self) -> Template:
+        """The first (largest) layout's template, for callers that know of one template per site."""
+        return self.detectors[0].template
+
+    def choose(self, tree: BlockTree, *, min_fit: float | None = None) -> LayoutChoice:
+        """The layout whose template fits ``tree`` best (:class:`LayoutChoice`); ``min_fit`` (default: this
+        detector's) is the fit below which no layout fits."""
+        paths = page_paths(tree)
+        fit, match, neg = max((detector.fit_score(tree), profile.match(paths), -i)
+                              for i, (detector, profile) in enumerate(zip(self.detectors, self._profiles,
+                                                                          strict=True)))
+        threshold = self.min_fit if min_fit is None else min_fit
+        return LayoutChoice(-neg if fit >= threshold else -1, fit, match, -neg)
+
+
+def is_stale(counters: SiteCounters | None, *, min_fit_rate: float = STALE_FIT_RATE,
+             min_recent: int = STALE_MIN_RECENT) -> bool:
+    """Whether a site's recent detections say its layouts no longer fit it (module docstring)."""
+    if counters is None or counters.recent_count < min_recent:
+        return False
+    rate = counters.recent_fit_rate
+    return rate is not None and rate < min_fit_rate
