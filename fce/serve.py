@@ -17,8 +17,9 @@ Endpoints (the OpenAPI schema is at ``/openapi.json``, its documentation at ``/d
 The store is opened once per app. Extraction goes through :func:`fce.pipeline.extract` with compiled templates
 cached per site and mode for :data:`TEMPLATE_TTL` seconds (a template learned through this server replaces the
 cached one at once). Every template-based extraction counts as a fit or a fallback for the site's drift counters
-(``fce sites``), written to the store every ``fce.pipeline.OUTCOME_BATCH`` requests and when the server stops. Every request body is capped (:data:`DEFAULT_MAX_BODY`, 413), processing each page is
-bounded by :func:`fce.limits.run_limited` (504), URLs are fetched by :mod:`fce.fetch`. Errors are JSON,
+(``fce sites``), written to the store every ``fce.pipeline.OUTCOME_BATCH`` requests and when the server stops.
+Every request body is capped (:data:`DEFAULT_MAX_BODY`, 413), processing each page is bounded by
+:func:`fce.limits.run_limited` (504), URLs are fetched by :mod:`fce.fetch`. Errors are JSON,
 ``{"error": "<one line>", "status": "<kind>", "code": <fce exit code>}``, with the HTTP status of
 :data:`HTTP_STATUS`.
 """
@@ -59,11 +60,11 @@ from fce.errors import (
     UnknownMethodError,
 )
 from fce.fetch import DEFAULT_TIMEOUT, FetchOptions, fetch_many, is_url
+from fce.layouts import SiteDetector
 from fce.learn import RECOMMENDED_PAGES
 from fce.limits import DEFAULT_PAGE_TIMEOUT, run_limited
 from fce.methods import get_method
 from fce.parse import MAX_PAGE_BYTES, Page, parse_page
-from fce.layouts import SiteDetector
 from fce.pipeline import DEFAULT_FALLBACK, OUTCOME_BATCH, extract, learn_site
 from fce.service import DetectResult, error_status, save_template, site_rows
 from fce.sites import normalize_site, site_of

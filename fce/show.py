@@ -45,9 +45,9 @@ from fce.detect import DEFAULT_MODE, MIN_FIT, Detector
 from fce.errors import BrowserError
 from fce.extraction import Extraction
 from fce.features import block_vectors
+from fce.layouts import SiteDetector
 from fce.methods import get_method
 from fce.parse import Page
-from fce.layouts import SiteDetector
 from fce.pipeline import DEFAULT_FALLBACK, compile_site, extract
 from fce.template import SiteTemplates, Template
 

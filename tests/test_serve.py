@@ -37,7 +37,7 @@ SITE = "news.example.com"
 MAX_BODY = 4 * 1024 * 1024
 PAGE_TIMEOUT = 1.0  # seconds; an example page takes ~10 ms, the slow page below ~4 s
 STARTUP_TIMEOUT = 60.0  # seconds for the server to answer /healthz (imports take ~3 s on the shared machine)
-JSON_KEYS = ["source", "site", "method", "fit", "fallback_reason", "text", "blocks"]
+JSON_KEYS = ["source", "site", "method", "fit", "layout", "match", "fallback_reason", "text", "blocks"]
 
 
 def _free_port() -> int:
@@ -359,3 +359,76 @@ def test_schema(server):
 
         check()
     assert {200, 422} <= statuses  # valid and invalid requests were both generated
+
+
+# --- layouts and drift counters (in-process app) ------------------------------------------------------------
+
+
+class _InProcess:
+    """The app in this process with its lifespan (start-up, shutdown flush), through httpx's ASGI transport."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def run(self, script):
+        import asyncio
+
+        async def main():
+            async with self.app.router.lifespan_context(self.app):
+                transport = httpx.ASGITransport(app=self.app)
+                async with httpx.AsyncClient(transport=transport, base_url="http://fce.test", timeout=120) as c:
+                    return await script(c)
+
+        return asyncio.run(main())
+
+
+def test_detections_through_the_api_count_for_drift_and_flush_at_shutdown():
+    from templates_store import MemoryStore
+
+    store = MemoryStore()
+    pages = [p.read_text(encoding="utf-8") for p in _new_pages()]
+    off_layout = "<html><body><div><p>" + "A page of another layout entirely. " * 40 + "</p></div></body></html>"
+
+    async def script(client):
+        learned = await client.post("/learn", json={"site": SITE, "html": _learn_pages()})
+        assert learned.status_code == 200, learned.text
+        assert learned.json()["layouts"] >= 1
+        for html in pages:
+            assert (await client.post("/extract", json={"html": html, "site": SITE})).json()["method"] == "template"
+        r = await client.post("/extract", json={"html": off_layout, "site": SITE})
+        assert r.json()["method"] != "template"
+        await client.post("/extract", json={"html": pages[0], "method": "plain"})  # a chosen method is not counted
+        assert store.counters([SITE])[SITE].fits == 0  # batched, not one store write per request
+
+    _InProcess(create_app(store)).run(script)
+    counted = store.counters([SITE])[SITE]  # the app's shutdown flushed the batch
+    assert (counted.fits, counted.fallbacks) == (len(pages), 1)
+
+    async def sites(client):
+        return (await client.get("/sites")).json()
+
+    row = next(r for r in _InProcess(create_app(store)).run(sites) if r["site"] == SITE)
+    assert row["fits"] == len(pages) and row["fallbacks"] == 1 and row["stale"] is False
+    assert row["layouts"] and row["layouts"][0]["n_pages"] >= 1
+
+
+def test_learn_does_not_overwrite_a_template_stored_meanwhile(monkeypatch):
+    import fce.serve
+    from templates_store import MemoryStore
+
+    store = MemoryStore()
+    real = fce.serve.learn_site
+
+    def slow_learner(pages, site, **kwargs):  # another writer stores the site while this request learns
+        record = real(pages, site, **kwargs)
+        store.put(site, record.to_json())
+        return record
+
+    monkeypatch.setattr(fce.serve, "learn_site", slow_learner)
+
+    async def script(client):
+        return await client.post("/learn", json={"site": SITE, "html": _learn_pages()})
+
+    r = _InProcess(create_app(store)).run(script)
+    assert r.status_code == 409 and r.json()["status"] == "conflict"
+    assert store.get(SITE).version == 1  # the other writer's template stays
