@@ -63,6 +63,6 @@ def test_page_with_one_text_block_amid_navigation() -> None:
 def test_linear_time_on_a_million_tokens() -> None:
     rng = np.random.default_rng(0)
     tokens = rng.random(1_000_000) < 0.5
-    start = time.perf_counter()
+    start = time.process_time()
     best_span(tokens)
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0

@@ -142,9 +142,9 @@ def large_page() -> Page:
 @pytest.mark.slow  # ~10 s for all methods together, most of it CCB and ACCB
 @pytest.mark.parametrize("method", METHODS, ids=IDS)
 def test_two_megabyte_page_in_reasonable_time(method: MethodInfo, large_page: Page) -> None:
-    start = time.perf_counter()
+    start = time.process_time()
     method(large_page)
-    assert time.perf_counter() - start < LARGE_PAGE_SECONDS
+    assert time.process_time() - start < LARGE_PAGE_SECONDS
 
 
 # The token stream shared by CCB, BTE and DSC (fce/methods/_tokens.py).
