@@ -166,7 +166,7 @@ def _ancestors(blocks: Sequence[Block], i: int) -> list[int]:
 def _promote(blocks: Sequence[Block], best: int, final: dict[int, float]) -> int:
     """Readability.js's two moves up the tree from the best container (module docstring, step 4)."""
     top = final[best]
-    if top > 0:
+    if top >= SIBLING_MIN_SCORE:
         ranked = sorted(final, key=final.__getitem__, reverse=True)[:TOP_CANDIDATES]
         alternatives = [set(_ancestors(blocks, i)) for i in ranked if i != best and final[i] >= ALTERNATIVE_SHARE * top]
         if len(alternatives) >= MIN_ALTERNATIVES:
@@ -236,7 +236,7 @@ def select_main(tree: BlockTree, boilerplate: Sequence[bool] | None = None,
     sums = _subtree_sums(blocks)
     mine: list[int] = []
     out = _select(tree, skip, sums, mine, relaxed=False)
-    if sum(len(b.text) for b in out) < RETRY_MIN_CHARS:
+    if boilerplate is None and sum(len(b.text) for b in out) < RETRY_MIN_CHARS:
         again: list[int] = []
         second = _select(tree, skip, sums, again, relaxed=True)
         if sum(len(b.text) for b in second) > sum(len(b.text) for b in out):
@@ -313,14 +313,18 @@ def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[list[int], list[i
             return False
         return tag == "p" or _name_weight(block.path) >= 0
 
-    headline = _headline(tree, min(chosen), skip)
-    if headline is not None:
-        chosen = [headline, *chosen]
     out = []
     for idx in chosen:
         text = tree.render(idx, keep, covered)
         if text:
             out.append(ExtractedBlock(blocks[idx].path, text, idx))
+    headline = _headline(tree, min(chosen), skip) if out else None  # a title alone is no article
+    if headline is not None:
+        mine: list[int] = []
+        text = tree.render(headline, keep, mine)
+        if text:
+            out.insert(0, ExtractedBlock(blocks[headline].path, text, headline))
+            covered[:0] = mine
     return out
 
 
