@@ -64,8 +64,8 @@ def test_link_lists_and_furniture_inside_the_container_are_left_out() -> None:
 def test_bylines_dates_captions_and_short_boxes_are_left_out() -> None:
     long_meta = "meta " * 50  # more than META_MAX_CHARS: a wrapper, not a byline
     body = (f'<div><div class="byline">By Jane Doe</div><p>Published <span class="date">Nov. 19, 2019</span></p>'
-            f'{paras(3, "alpha")}<figure><img src="x.jpg"><figcaption>A harbour, seen from above, at dawn today'
-            f'</figcaption></figure><div>Share this</div><p>Short.</p>'
+            f'{paras(3, "alpha")}<div class="photo-caption">A harbour, seen from above, at dawn today</div>'
+            f'<div>Share this</div><p>Short.</p>'
             f'<div class="article-meta">{long_meta}</div></div>')  # fmt: skip
     text = extract(body)
     assert text.count("alpha") == 3

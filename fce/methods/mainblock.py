@@ -24,7 +24,7 @@ readability-lxml and Mozilla's Readability.js), restated here over blocks:
 6. inside, sub-blocks are left out when they are link lists (link density above :data:`MAX_LINK_DENSITY`), named
    as furniture (but a ``<p>``), short boxes (a ``div``/``table``/``ul``/… with fewer than
    :data:`MIN_PARAGRAPH_CHARS` characters), named as bylines, dates or captions (:data:`META_NAME_PARTS`, at most
-   :data:`META_MAX_CHARS` characters), or ``<figcaption>``;
+   :data:`META_MAX_CHARS` characters);
 7. the page's ``<h1>`` is put in front when it sits just outside the container (:data:`HEADLINE_LEVELS`);
 8. when all that yields fewer than :data:`RETRY_MIN_CHARS` characters, the page is scored again without name
    weights and nothing is pruned (Readability.js's retry); the longer result is kept.
@@ -302,8 +302,6 @@ def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[list[int], list[i
             return True
         tag = block.tag
         if chars[i] <= META_MAX_CHARS and _meta_named(block.path):
-            return False
-        if tag == "figcaption":
             return False
         if tag in _INLINE:
             return True
