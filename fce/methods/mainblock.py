@@ -13,8 +13,9 @@ readability-lxml and Mozilla's Readability.js), restated here over blocks:
    furniture words −25: the name lists of :mod:`fce.learn`), and is scaled by 1 − its link density;
 4. the best container is moved up the tree as Readability.js does: to the nearest ancestor holding at least
    :data:`MIN_ALTERNATIVES` of the :data:`TOP_CANDIDATES` best containers when they score at least
-   :data:`ALTERNATIVE_SHARE` of the best (content split into several boxes), then to a scored ancestor that
-   scores higher than the container below it, climbing while ancestors keep at least
+   :data:`ALTERNATIVE_SHARE` of the best (content split into several boxes; only when the best scores at least
+   :data:`SIBLING_MIN_SCORE`: below, in guided mode, the "alternatives" are leftovers of masked boilerplate), then
+   to a scored ancestor that scores higher than the container below it, climbing while ancestors keep at least
    1/:data:`PARENT_SCORE_DIVISOR` of the score;
 5. extracted are the container and those of its siblings that score at least :data:`SIBLING_SHARE` of it or are
    plain paragraphs (a ``<p>``, or a block with no block inside) of more than :data:`SIBLING_MIN_CHARS` characters
