@@ -2,8 +2,8 @@
 
 Not from the seed papers: the paper methods (density, CCB, BTE, DSC, LQF) stay below readability's word F1 on
 modern pages (README, "Choosing the fallback"), so the default fallback is this method, built on the same block
-tree the template path uses (parse once, segment once). It follows the scoring idea popularised by Arc90's
-readability, restated here over blocks:
+tree the template path uses (parse once, segment once). It follows the scoring of Arc90's readability (as kept in
+readability-lxml and Mozilla's Readability.js), restated here over blocks:
 
 1. every non-inline block with at least :data:`MIN_PARAGRAPH_CHARS` characters of text (its own text plus its
    inline sub-blocks) is a paragraph; its score is 1 + its commas + one point per :data:`CHARS_PER_POINT`
@@ -11,9 +11,27 @@ readability, restated here over blocks:
 2. a paragraph's score is added to its parent block and half of it to its grandparent;
 3. a container's score starts from its tag (:data:`TAG_WEIGHTS`) and its id/class names (content words +25,
    furniture words −25: the name lists of :mod:`fce.learn`), and is scaled by 1 − its link density;
-4. the best container is extracted, with those of its siblings that score at least :data:`SIBLING_SHARE` of it;
-   inside, sub-blocks that are link lists (link density above :data:`MAX_LINK_DENSITY`) or named as furniture
-   are left out.
+4. the best container is moved up the tree as Readability.js does: to the nearest ancestor holding at least
+   :data:`MIN_ALTERNATIVES` of the :data:`TOP_CANDIDATES` best containers when they score at least
+   :data:`ALTERNATIVE_SHARE` of the best (content split into several boxes; only when the best scores at least
+   :data:`SIBLING_MIN_SCORE`: below, in guided mode, the "alternatives" are leftovers of masked boilerplate), then
+   to a scored ancestor that scores higher than the container below it, climbing while ancestors keep at least
+   1/:data:`PARENT_SCORE_DIVISOR` of the score;
+5. extracted are the container and those of its siblings that score at least :data:`SIBLING_SHARE` of it or are
+   plain paragraphs (a ``<p>``, or a block with no block inside) of more than :data:`SIBLING_MIN_CHARS` characters
+   at most :data:`SIBLING_MAX_LINK_DENSITY` link density; when the container's parent has siblings with the same
+   id/class names holding a container that scores as much as an accepted sibling, within
+   :data:`CHUNK_LEVELS` levels, those come too (an article cut into chunks by ad rails);
+6. inside, sub-blocks are left out when they are link lists (link density above :data:`MAX_LINK_DENSITY`), named
+   as furniture (but a ``<p>``), short boxes (a ``div``/``table``/``ul``/… with fewer than
+   :data:`MIN_PARAGRAPH_CHARS` characters), named as bylines, dates or captions (:data:`META_NAME_PARTS`, at most
+   :data:`META_MAX_CHARS` characters);
+7. the page's ``<h1>`` is put in front when it sits just outside the container (:data:`HEADLINE_LEVELS`);
+8. when all that yields fewer than :data:`RETRY_MIN_CHARS` characters, the page is scored again without name
+   weights and nothing is pruned (Readability.js's retry); the longer result is kept.
+
+Steps 4, 5 (the chunks and non-``<p>`` paragraphs), 6 (bylines, captions, short boxes) and 8 are measured
+additions (README, "Choosing the fallback"); every constant says where its value comes from.
 """
 
 from __future__ import annotations
@@ -22,17 +40,16 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-import numpy as np
-
-from fce.blocks import BlockTree, blocks_of
+from fce.blocks import INLINE_BLOCK_TAGS, Block, BlockTree, blocks_of
 from fce.extraction import ExtractedBlock
 from fce.learn import name_words
 from fce.methods import register
 from fce.parse import Page
 
-__all__ = ["mainblock"]
+__all__ = ["mainblock", "select_main"]
 
-#: A block with fewer characters is not a paragraph (readability uses 25).
+#: A block with fewer characters is not a paragraph (readability uses 25). Also readability-lxml's
+#: ``min_text_length``: a box with less text and no paragraph is dropped from the output ("too short content").
 MIN_PARAGRAPH_CHARS = 25
 #: One point per this many characters of paragraph text…
 CHARS_PER_POINT = 100
@@ -40,9 +57,11 @@ CHARS_PER_POINT = 100
 MAX_LENGTH_POINTS = 3
 #: Share of a paragraph's score passed to its grandparent (readability: one half).
 GRANDPARENT_SHARE = 0.5
-#: Siblings of the best container scoring at least this share of it are extracted too (readability: 0.2).
+#: Siblings of the best container scoring at least this share of it are extracted too (readability: 0.2)…
 SIBLING_SHARE = 0.2
-#: Any sibling with at least this much text at most this link density is extracted too (readability: 80, 0.25).
+#: …and at least this score (readability: 10).
+SIBLING_MIN_SCORE = 10.0
+#: A sibling paragraph with more text than this at most this link density is extracted too (readability: 80, 0.25).
 SIBLING_MIN_CHARS = 80
 SIBLING_MAX_LINK_DENSITY = 0.25
 #: Sub-blocks of the extracted container whose text is mostly link text are link lists, left out.
@@ -51,6 +70,26 @@ MAX_LINK_DENSITY = 0.5
 NAME_WEIGHT = 25.0
 #: How many levels above the chosen container an ``<h1>`` title is looked for.
 HEADLINE_LEVELS = 3
+#: Readability.js (``DEFAULT_N_TOP_CANDIDATES``, the 0.75 ratio, ``MINIMUM_TOPCANDIDATES``): when at least 3 of
+#: the 5 best containers score 0.75 of the best, their nearest common ancestor with the best holds the article.
+TOP_CANDIDATES = 5
+ALTERNATIVE_SHARE = 0.75
+MIN_ALTERNATIVES = 3
+#: Readability.js: climbing from the best container, stop at an ancestor scoring below a third of the last one.
+PARENT_SCORE_DIVISOR = 3
+#: How many levels above the container's parent siblings with the same names are looked for (measured: 2; the
+#: chunked articles of the five sets split one or two levels above their paragraphs' container).
+CHUNK_LEVELS = 2
+#: Readability.js ``DEFAULT_CHAR_THRESHOLD``: a result with fewer characters is retried with fewer rules.
+RETRY_MIN_CHARS = 500
+#: Parts of id/class names that mark an article's furniture inside the container: bylines, datelines, captions and
+#: photo credits (readability's negative names ``byline``, ``meta``; Readability.js's byline test ``byline``,
+#: ``author``, ``dateline``). Only short blocks: a wrapper named ``article-meta`` may hold more.
+META_NAME_PARTS = ("author", "byline", "dateline", "date", "time", "caption", "credit", "meta", "published",
+                   "updated", "timestamp", "kicker", "eyebrow")  # fmt: skip
+#: A block named by :data:`META_NAME_PARTS` is left out when it has at most this many characters (measured: the
+#: bylines and dates of the five sets are shorter; 200 keeps ``.article-meta`` wrappers of whole stories).
+META_MAX_CHARS = 200
 #: Starting score of a container by tag (readability's initial scores).
 TAG_WEIGHTS = {
     "div": 5.0, "article": 5.0, "main": 5.0, "section": 3.0, "pre": 3.0, "td": 3.0, "blockquote": 3.0,
@@ -58,37 +97,96 @@ TAG_WEIGHTS = {
     "h1": -5.0, "h2": -5.0, "h3": -5.0, "h4": -5.0, "h5": -5.0, "h6": -5.0, "th": -5.0,
     "nav": -25.0, "aside": -25.0, "footer": -25.0, "header": -10.0,
 }  # fmt: skip
+#: The boxes readability-lxml cleans conditionally (``sanitize``): dropped from the output when too short.
+BOX_TAGS = frozenset({"table", "ul", "div", "aside", "header", "footer", "section"})
 
+_INLINE = INLINE_BLOCK_TAGS
+_ROOTS = frozenset({"html", "body"})
 _LAST_QUALIFIER = re.compile(r"\[([^\]]*)\]$")
 
 
 @lru_cache(maxsize=65536)
-def _name_weight(path: str) -> float:
+def _names(path: str) -> str:
     match = _LAST_QUALIFIER.search(path)
-    if not match:
+    return match.group(1) if match else ""
+
+
+@lru_cache(maxsize=65536)
+def _name_weight(path: str) -> float:
+    names = _names(path)
+    if not names:
         return 0.0
-    content, furniture = name_words(match.group(1))
+    content, furniture = name_words(names)
     return NAME_WEIGHT * (content - furniture)
 
 
-def _subtree_sums(tree: BlockTree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per block: characters of text and of link text in its whole subtree; characters in itself + inline kids."""
-    n = len(tree)
-    chars = np.zeros(n)
-    links = np.zeros(n)
-    para = np.zeros(n)
-    blocks = tree.blocks
-    for b in blocks:
-        chars[b.index] = len(b.text)
-        links[b.index] = b.link_chars
-        para[b.index] = len(b.text)
+@lru_cache(maxsize=65536)
+def _meta_named(path: str) -> bool:
+    names = _names(path).lower()
+    return bool(names) and any(part in names for part in META_NAME_PARTS)
+
+
+def _subtree_sums(blocks: Sequence[Block]) -> tuple[list[int], list[int], list[int], list[int]]:
+    """One bottom-up pass (blocks are in pre-order: every block comes after its ancestors). Per block: characters
+    of text and of link text in its whole subtree; characters and commas of its paragraph (its own text plus its
+    inline sub-blocks)."""
+    n = len(blocks)
+    chars = [0] * n
+    links = [0] * n
+    para = [0] * n
+    para_commas = [0] * n
     for b in reversed(blocks):
-        if b.parent >= 0:
-            chars[b.parent] += chars[b.index]
-            links[b.parent] += links[b.index]
-            if b.inline:
-                para[b.parent] += para[b.index]
-    return chars, links, para
+        i = b.index
+        text = b.text
+        own = len(text)
+        c = chars[i] = chars[i] + own
+        lk = links[i] = links[i] + b.link_chars
+        para[i] += own
+        if own:
+            para_commas[i] += text.count(",")
+        up = b.parent
+        if up >= 0:
+            chars[up] += c
+            links[up] += lk
+            if b.tag in _INLINE:
+                para[up] += para[i]
+                para_commas[up] += para_commas[i]
+    return chars, links, para, para_commas
+
+
+def _ancestors(blocks: Sequence[Block], i: int) -> list[int]:
+    """The ancestors of block ``i`` below ``<body>``, nearest first."""
+    out = []
+    i = blocks[i].parent
+    while i >= 0 and blocks[i].tag not in _ROOTS:
+        out.append(i)
+        i = blocks[i].parent
+    return out
+
+
+def _promote(blocks: Sequence[Block], best: int, final: dict[int, float]) -> int:
+    """Readability.js's two moves up the tree from the best container (module docstring, step 4)."""
+    top = final[best]
+    if top >= SIBLING_MIN_SCORE:
+        ranked = sorted(final, key=final.__getitem__, reverse=True)[:TOP_CANDIDATES]
+        alternatives = [set(_ancestors(blocks, i)) for i in ranked if i != best and final[i] >= ALTERNATIVE_SHARE * top]
+        if len(alternatives) >= MIN_ALTERNATIVES:
+            for a in _ancestors(blocks, best):
+                if sum(a in ancestors for ancestors in alternatives) >= MIN_ALTERNATIVES:
+                    best = a
+                    break
+    last = final.get(best, 0.0)
+    floor = last / PARENT_SCORE_DIVISOR
+    for a in _ancestors(blocks, best):
+        score = final.get(a)
+        if score is None:
+            continue
+        if score < floor:
+            break
+        if score > last:
+            return a
+        last = score
+    return best
 
 
 def _headline(tree: BlockTree, start: int, skip: Sequence[bool]) -> int | None:
@@ -117,6 +215,9 @@ def _headline(tree: BlockTree, start: int, skip: Sequence[bool]) -> int | None:
         "min_paragraph_chars": MIN_PARAGRAPH_CHARS,
         "sibling_share": SIBLING_SHARE,
         "max_link_density": MAX_LINK_DENSITY,
+        "top_candidates": TOP_CANDIDATES,
+        "alternative_share": ALTERNATIVE_SHARE,
+        "retry_min_chars": RETRY_MIN_CHARS,
     },
 )
 def mainblock(page: Page) -> list[ExtractedBlock]:
@@ -130,60 +231,120 @@ def select_main(tree: BlockTree, boilerplate: Sequence[bool] | None = None,
     (a site template's noise, :class:`fce.detect.Detector` in ``guided`` mode): they neither score as paragraphs
     nor appear in the output. The indices of the blocks whose text is output are appended to ``covered``."""
     blocks = tree.blocks
-    skip = boilerplate if boilerplate is not None else [False] * len(blocks)
     if len(blocks) < 2:
         return []
-    chars, links, para = _subtree_sums(tree)
-    score = np.zeros(len(blocks))
-    touched = np.zeros(len(blocks), dtype=bool)
-    commas = [0] * len(blocks)
+    skip = boilerplate if boilerplate is not None else [False] * len(blocks)
+    sums = _subtree_sums(blocks)
+    mine: list[int] = []
+    out = _select(tree, skip, sums, mine, relaxed=False)
+    if boilerplate is None and sum(len(b.text) for b in out) < RETRY_MIN_CHARS:
+        again: list[int] = []
+        second = _select(tree, skip, sums, again, relaxed=True)
+        if sum(len(b.text) for b in second) > sum(len(b.text) for b in out):
+            out, mine = second, again
+    if covered is not None:
+        covered.extend(mine)
+    return out
+
+
+def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[list[int], list[int], list[int], list[int]],
+            covered: list[int], relaxed: bool) -> list[ExtractedBlock]:
+    """One attempt of :func:`select_main`; ``relaxed`` (the retry, step 8) ignores names and prunes nothing."""
+    blocks = tree.blocks
+    chars, links, para, para_commas = sums
+    score: dict[int, float] = {}
     for b in blocks:
-        if b.text and not b.inline:
-            commas[b.index] = b.text.count(",")
-    for b in reversed(blocks):
-        if b.inline and b.parent >= 0 and b.text:
-            commas[b.parent] += b.text.count(",")
-    for b in blocks:
-        if b.inline or para[b.index] < MIN_PARAGRAPH_CHARS or b.parent < 0 or skip[b.index]:
+        i = b.index
+        length = para[i]
+        if length < MIN_PARAGRAPH_CHARS or b.tag in _INLINE or b.parent < 0 or skip[i]:
             continue
-        points = 1.0 + commas[b.index] + min(para[b.index] / CHARS_PER_POINT, MAX_LENGTH_POINTS)
-        up = blocks[b.parent]
-        for target, share in ((up, 1.0), (blocks[up.parent] if up.parent >= 0 else None,
-                                               GRANDPARENT_SHARE)):
-            if target is None:
-                continue
-            if not touched[target.index]:
-                touched[target.index] = True
-                score[target.index] = TAG_WEIGHTS.get(target.tag, 0.0) + _name_weight(target.path)
-            score[target.index] += points * share
-    if not touched.any():
+        points = 1.0 + para_commas[i] + min(length / CHARS_PER_POINT, MAX_LENGTH_POINTS)
+        j = b.parent
+        share = 1.0
+        for _ in range(2):  # the parent, then the grandparent
+            base = score.get(j)
+            if base is None:
+                base = TAG_WEIGHTS.get(blocks[j].tag, 0.0) + (0.0 if relaxed else _name_weight(blocks[j].path))
+            score[j] = base + points * share
+            j = blocks[j].parent
+            if j < 0:
+                break
+            share = GRANDPARENT_SHARE
+    if not score:
         return []
-    density = np.divide(links, chars, out=np.zeros_like(chars), where=chars > 0)
-    final = np.where(touched, score * (1.0 - np.minimum(density, 1.0)), -np.inf)
-    best = int(np.argmax(final))
+
+    def density(i: int) -> float:
+        return min(links[i] / chars[i], 1.0) if chars[i] > 0 else 0.0
+
+    final = {i: s * (1.0 - density(i)) for i, s in score.items()}
+    best = _promote(blocks, max(final, key=final.__getitem__), final)  # max: the first of equal scores
     chosen = [best]
     parent = blocks[best].parent
     if parent >= 0:
-        threshold = max(10.0, final[best] * SIBLING_SHARE)
-        chosen = [c for c in blocks[parent].children if c == best or (touched[c] and final[c] >= threshold)
-                  or (not blocks[c].inline and chars[c] > SIBLING_MIN_CHARS and density[c] < SIBLING_MAX_LINK_DENSITY)]
+        threshold = max(SIBLING_MIN_SCORE, final.get(best, 0.0) * SIBLING_SHARE)
 
-    def keep(block) -> bool:  # type: ignore[no-untyped-def]
+        def paragraph(c: int) -> bool:
+            block = blocks[c]
+            if block.tag in _INLINE or chars[c] <= SIBLING_MIN_CHARS or density(c) >= SIBLING_MAX_LINK_DENSITY:
+                return False
+            return block.tag == "p" or all(blocks[k].tag in _INLINE for k in block.children)
+
+        chosen = [c for c in blocks[parent].children
+                  if c == best or final.get(c, -1.0) >= threshold or paragraph(c)]
+        chunks = _chunks(tree, parent, final, threshold)
+        if chunks:
+            chosen = sorted(set(chosen).union(chunks))
+
+    def keep(block: Block) -> bool:
         i = block.index
         if skip[i]:
             return False
-        if block.inline:
+        if relaxed:
             return True
-        if density[i] > MAX_LINK_DENSITY and chars[i] > 0:
+        tag = block.tag
+        if chars[i] <= META_MAX_CHARS and _meta_named(block.path):
             return False
-        return _name_weight(block.path) >= 0 or block.tag in ("p",)
+        if tag in _INLINE:
+            return True
+        if chars[i] > 0 and density(i) > MAX_LINK_DENSITY:
+            return False
+        if tag in BOX_TAGS and chars[i] < MIN_PARAGRAPH_CHARS:
+            return False
+        return tag == "p" or _name_weight(block.path) >= 0
 
-    headline = _headline(tree, min(chosen), skip)
-    if headline is not None:
-        chosen = [headline, *chosen]
     out = []
     for idx in chosen:
         text = tree.render(idx, keep, covered)
         if text:
             out.append(ExtractedBlock(blocks[idx].path, text, idx))
+    headline = _headline(tree, min(chosen), skip) if out else None  # a title alone is no article
+    if headline is not None:
+        mine: list[int] = []
+        text = tree.render(headline, keep, mine)
+        if text:
+            out.insert(0, ExtractedBlock(blocks[headline].path, text, headline))
+            covered[:0] = mine
     return out
+
+
+def _chunks(tree: BlockTree, parent: int, final: dict[int, float], threshold: float) -> list[int]:
+    """Siblings of ``parent`` (or of its parent, up to :data:`CHUNK_LEVELS` levels) with the same id/class names
+    that hold a container scoring at least ``threshold``: the other chunks of an article cut into several boxes."""
+    blocks = tree.blocks
+    a = parent
+    for _ in range(CHUNK_LEVELS):
+        up = blocks[a].parent
+        if up < 0 or blocks[up].tag in _ROOTS:
+            return []
+        names = _names(blocks[a].path)
+        if names:
+            found = []
+            for c in blocks[up].children:
+                if c != a and _names(blocks[c].path) == names:
+                    end = tree.subtree_end(c)
+                    if max((v for k, v in final.items() if c <= k < end), default=-1.0) >= threshold:
+                        found.append(c)
+            if found:
+                return found
+        a = up
+    return []

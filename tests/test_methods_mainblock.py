@@ -1,0 +1,147 @@
+"""``mainblock`` (``fce/methods/mainblock.py``): hand-made pages whose expected output follows from its rules."""
+
+from __future__ import annotations
+
+from fce.blocks import blocks_of
+from fce.methods import get_method
+from fce.methods import mainblock as mb
+from fce.parse import parse_page
+
+#: Sentences long enough (> MIN_PARAGRAPH_CHARS, with commas) to score as paragraphs.
+LOREM = "The council met on Monday, and after a long debate, it approved the plan for the new harbour"
+
+
+def para(tag: str = "p", n: int = 1, word: str = "alpha", attrs: str = "") -> str:
+    return f"<{tag}{attrs}>{word} {LOREM} {n}, again.</{tag}>"
+
+
+def paras(k: int, word: str, tag: str = "p") -> str:
+    return "".join(para(tag, n, word) for n in range(k))
+
+
+def page(body: str, head: str = "") -> bytes:
+    return f"<html><head>{head}</head><body>{body}</body></html>".encode()
+
+
+def extract(body: str) -> str:
+    return get_method("mainblock")(parse_page(page(body))).text
+
+
+def nav(k: int = 8) -> str:
+    return "<ul>" + "".join(f'<li><a href="/s{i}">Section number {i}</a></li>' for i in range(k)) + "</ul>"
+
+
+def test_registered_with_its_parameters() -> None:
+    info = get_method("mainblock")
+    assert info.params["min_paragraph_chars"] == mb.MIN_PARAGRAPH_CHARS == 25
+    assert info.params["top_candidates"] == mb.TOP_CANDIDATES == 5
+    assert info.params["retry_min_chars"] == mb.RETRY_MIN_CHARS == 500
+
+
+def test_the_container_of_the_paragraphs_wins_over_navigation() -> None:
+    text = extract(f'<div class="menu">{nav()}</div><div>{paras(4, "alpha")}</div><div>{para(word="beta")}</div>')
+    assert text.count("alpha") == 4
+    assert "Section number" not in text
+
+
+def test_headline_just_outside_the_container_comes_first() -> None:
+    text = extract(f'<div><h1>Harbour plan approved</h1><div>{paras(4, "alpha")}</div></div>')
+    assert text.splitlines()[0] == "Harbour plan approved"
+    assert text.count("alpha") == 4
+
+
+def test_link_lists_and_furniture_inside_the_container_are_left_out() -> None:
+    body = (f'<div>{paras(4, "alpha")}{nav()}'
+            f'<div class="related">{para(word="furniture")}</div>'
+            f'<p class="related">{para("span", word="kept")}</p></div>')  # fmt: skip
+    text = extract(body)
+    assert text.count("alpha") == 4
+    assert "Section number" not in text  # link density 1 > MAX_LINK_DENSITY
+    assert "furniture" not in text  # a box named as furniture
+    assert "kept" in text  # a <p> stays whatever its name
+
+
+def test_bylines_dates_captions_and_short_boxes_are_left_out() -> None:
+    long_meta = "meta " * 50  # more than META_MAX_CHARS: a wrapper, not a byline
+    body = (f'<div><div class="byline">By Jane Doe</div><p>Published <span class="date">Nov. 19, 2019</span></p>'
+            f'{paras(3, "alpha")}<div class="photo-caption">A harbour, seen from above, at dawn today</div>'
+            f'<div>Share this</div><p>Short.</p>'
+            f'<div class="article-meta">{long_meta}</div></div>')  # fmt: skip
+    text = extract(body)
+    assert text.count("alpha") == 3
+    for gone in ("Jane Doe", "Nov. 19", "seen from above", "Share this"):
+        assert gone not in text
+    assert "Published" in text and "Short." in text  # the paragraph stays, only its date span goes
+    assert "meta meta" in text
+
+
+def test_split_boxes_of_equal_score_are_joined_at_their_common_ancestor() -> None:
+    # Four boxes, each a <div> around a <div> of paragraphs: the inner divs score alike (≥ ALTERNATIVE_SHARE of
+    # the best), so the nearest ancestor holding at least MIN_ALTERNATIVES of them is extracted (Readability.js).
+    boxes = "".join(f"<div><div>{paras(2, f'box{i}')}</div></div>" for i in range(4))
+    text = extract(f"<div>{boxes}</div><div>{nav()}</div>")
+    assert all(text.count(f"box{i}") == 2 for i in range(4))
+    assert "Section number" not in text
+
+
+def test_two_boxes_are_not_enough_to_join() -> None:
+    boxes = f"<div><div>{paras(3, 'first')}</div></div><div><div>{paras(3, 'later')}</div></div>"
+    text = extract(f"<div>{boxes}</div>")
+    assert text.count("first") == 3 and "later" not in text  # equal scores: the first in document order
+
+
+def test_promotion_climbs_to_an_ancestor_scoring_more_than_the_one_below() -> None:
+    blocks = blocks_of(parse_page(page("<div><div><div><p>x</p></div></div></div>"))).blocks
+    outer, middle, inner = (b.index for b in blocks if b.tag == "div")
+    # inner is best; middle keeps more than a third of it, outer scores more than middle: outer wins.
+    assert mb._promote(blocks, inner, {inner: 90.0, middle: 40.0, outer: 60.0}) == outer
+    # below a third of the last score the climb stops.
+    assert mb._promote(blocks, inner, {inner: 90.0, middle: 20.0, outer: 60.0}) == inner
+
+
+def test_chunks_of_an_article_with_the_same_names_are_joined() -> None:
+    chunk = '<div class="chunk"><div class="body">{}</div></div>'
+    body = (f'<div>{chunk.format(paras(3, "first"))}<div class="rail">{nav()}</div>'
+            f'{chunk.format(paras(3, "second"))}<div class="other"><div>{paras(1, "aside")}</div></div></div>')
+    text = extract(body)
+    assert text.count("first") == 3 and text.count("second") == 3
+    assert text.index("first") < text.index("second")
+    assert "Section number" not in text and "aside" not in text
+
+
+def test_sibling_paragraphs_but_not_sibling_boxes_are_added() -> None:
+    sentence = "A plain paragraph next to the article, long enough to count as one on its own here."
+    body = (f'<div><div>{paras(4, "alpha")}</div><p>{sentence}</p>'
+            f'<div><h3>More from the site</h3><div>{sentence.replace("plain", "boxed")}</div></div></div>')
+    text = extract(body)
+    assert "plain paragraph" in text
+    assert "boxed" not in text
+
+
+def test_short_result_is_retried_without_pruning() -> None:
+    # The long text sits in a block whose text is mostly links: pruned on the first pass, which then yields
+    # less than RETRY_MIN_CHARS; the retry keeps it.
+    linked = " ".join(f'<a href="/t{i}">linked words number {i}</a> and' for i in range(30))
+    body = f"<div><p>{LOREM}.</p><div>{linked} {LOREM}.</div></div>"
+    text = extract(body)
+    assert "linked words number 29" in text
+    assert LOREM in text
+
+
+def test_boilerplate_blocks_neither_score_nor_appear_and_covered_lists_the_output() -> None:
+    tree = blocks_of(parse_page(page(f'<div id="a">{paras(3, "alpha")}</div><div id="b">{paras(2, "beta")}</div>')))
+    alpha = [b.index for b in tree.blocks if "alpha" in b.text]
+    boilerplate = [b.index in alpha for b in tree.blocks]
+    covered: list[int] = []
+    out = mb.select_main(tree, boilerplate, covered)
+    text = "\n".join(b.text for b in out)
+    assert "alpha" not in text and text.count("beta") == 2
+    assert {tree.blocks[i].text for i in covered if tree.blocks[i].text} == {
+        b.text for b in tree.blocks if "beta" in b.text
+    }
+
+
+def test_empty_and_text_free_pages_give_nothing() -> None:
+    assert extract("") == ""
+    assert extract("<div><img src='a.png'><div></div></div>") == ""
+    assert mb.select_main(blocks_of(parse_page(b"<html></html>"))) == []
