@@ -504,6 +504,20 @@ def speed_worker(component: str, specs: Sequence[PageSpec], templates: dict[str,
             "rss_base_mb": base, "rss_peak_mb": peak_rss_mb()}
 
 
+def speed_worker_at(code_root: str, component: str, specs: Sequence[PageSpec], templates: dict[str, str],
+                    repeats: int, warmup: int) -> dict[str, Any]:
+    """:func:`speed_worker` with ``fce`` imported from ``code_root`` (another checkout: the "before" of a
+    before/after run, ``--baseline``). Runs in a fresh process, where fce has not been imported yet."""
+    if any(m == "fce" or m.startswith("fce.") for m in sys.modules):
+        raise RuntimeError("fce was imported before the baseline code could be put first on sys.path")
+    sys.path.insert(0, code_root)
+    result = speed_worker(component, specs, templates, repeats, warmup)
+    import fce
+
+    result["fce_file"] = fce.__file__
+    return result
+
+
 def learn_worker(kind: str, sites: dict[str, Sequence[PageSpec]], repeats: int) -> dict[str, Any]:
     """Time ``fce learn`` (``kind="learn"``) or ContentExtractor (``"ce"``) on each site's pages.
 
