@@ -688,6 +688,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="worker processes for the quality sections (timed sections always run alone)")
     parser.add_argument("--repeats", type=int, default=None, help="timed passes per speed component")
     parser.add_argument("--seed", type=int, default=0, help="seed of the splits, folds and generated pages")
+    parser.add_argument("--clock", choices=common.CLOCKS, default=os.environ.get(common.CLOCK_ENV, "wall"),
+                        help="what the timings measure: wall time (default) or the thread's CPU time (on a "
+                             "loaded machine, wall time of a 2 ms page is mostly waiting for a core)")
     parser.add_argument("--baseline", type=Path, default=None,
                         help="another checkout of fce (e.g. `git archive` of the commit before a change): its "
                              "parse, detect and fallback are timed too, and a before → after table printed")
@@ -697,6 +700,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     unknown = [d for d in args.datasets if d not in common.QUALITY_DATASETS]
     if unknown:
         parser.error(f"unknown dataset(s) {', '.join(unknown)}; known: {', '.join(common.QUALITY_DATASETS)}")
+    os.environ[common.CLOCK_ENV] = args.clock  # the spawned workers read it
     if args.baseline is not None:
         args.baseline = args.baseline.resolve()
         if not (args.baseline / "fce" / "__init__.py").is_file():
@@ -723,12 +727,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     rep.write(f"- machine: {machine()}")
     rep.write(f"- code: {revision()}")
     rep.write(f"- versions: {versions()}")
+    clock = "the thread CPU time of each timed call" if args.clock == "cpu" else "wall time"
+    rep.write(f"- clock: {args.clock} ({clock})")
     rep.write(f"- load average at start: {load()} — other processes on the machine slow every figure alike; the "
               f"ratios (× floor, × Resiliparse) hold better than absolute times")
     rep.write()
     rep.data["meta"] = {"date": started.isoformat(timespec="seconds"), "command": command.strip(),
                         "machine": machine(), "versions": versions(), "revision": revision(),
-                        "quick": args.quick, "seed": args.seed, "load_start": load()}
+                        "quick": args.quick, "seed": args.seed, "load_start": load(),
+                        "clock": args.clock}
     if not args.data.is_dir():
         rep.write(f"*The data directory {args.data} is absent: the speed, quality and template sections are "
                   f"skipped (set FCE_BENCH_DATA or --data to run them).*")

@@ -201,20 +201,22 @@ class BlockTree:
         out: list[str] = []
         stack: list[str | int] = [index]
         blocks = self.blocks
+        inline = INLINE_BLOCK_TAGS
+        emit, pop, push, extend = out.append, stack.pop, stack.append, stack.extend
         while stack:
-            item = stack.pop()
-            if isinstance(item, str):
-                out.append(item)
+            item = pop()
+            if item.__class__ is str:
+                emit(item)  # type: ignore[arg-type]
                 continue
-            block = blocks[item]
+            block = blocks[item]  # type: ignore[index]
             if item != index and keep is not None and not keep(block):
                 continue
             if visited is not None:
-                visited.append(item)
-            sep = "" if block.tag in INLINE_BLOCK_TAGS else "\n"
-            stack.append(sep)
-            stack.extend(reversed(block.parts))
-            stack.append(sep)
+                visited.append(item)  # type: ignore[arg-type]
+            sep = "" if block.tag in inline else "\n"
+            push(sep)
+            extend(reversed(block.parts))
+            push(sep)
         return out
 
 
@@ -352,7 +354,7 @@ def _freeze(paths: list[str], tags: list[str], parents: list[int], depths: list[
     # own text: the text pieces joined (an atomic block's parts are all text) with whitespace collapsed —
     # " ".join(s.split()) is re.sub(r"\s+", " ", s).strip(): str.split() splits on exactly the characters of \s
     texts = [
-        " ".join("".join([p for p in block_parts if p.__class__ is str] if kids else block_parts).split())  # type: ignore[misc]
+        " ".join("".join([p for p in block_parts if p.__class__ is str] if kids else block_parts).split())  # type: ignore[arg-type,misc]
         for block_parts, kids in zip(parts, children, strict=True)
     ]
     rows = zip(range(len(paths)), paths, tags, parents, depths, map(tuple, children), map(tuple, parts), texts,

@@ -86,6 +86,7 @@ class Detector:
             by_path[nb.path].append(i)
         self._noise_rows = {p: np.asarray(rows) for p, rows in by_path.items()}
         self._noise: sp.csr_matrix | None = None  # vectors of the noise blocks, built on first use
+        self._noise_t: sp.csr_matrix | None = None  # their transpose in CSR (what every page's product needs)
 
     def _noise_vectors(self) -> sp.csr_matrix:
         if self._noise is None:
@@ -95,6 +96,12 @@ class Detector:
                 else sp.csr_matrix((0, 1))
             )
         return self._noise
+
+    def _noise_transposed(self) -> sp.csr_matrix:
+        if self._noise_t is None:
+            # scipy turns the CSC transpose into CSR on every product: done once per detector instead of per page
+            self._noise_t = self._noise_vectors().T.tocsr()
+        return self._noise_t
 
     def fit_score(self, tree: BlockTree) -> float:
         """Share of the page's own-text characters lying on paths seen while learning."""
@@ -188,7 +195,7 @@ class Detector:
             block = blocks[idx]
             if own:
                 for k, field in fields:
-                    counts[k] += block[field]
+                    counts[k] += block[field]  # type: ignore[operator]
                 seen.append(idx)
             sep = "" if block.tag in INLINE_BLOCK_TAGS else "\n"
             stack.append(sep)
@@ -214,13 +221,14 @@ class Detector:
         if not todo:
             return keep
         vectors = block_vectors([candidates[i][1] for i in todo], [candidates[i][2] for i in todo])
-        sims = (vectors @ self._noise_vectors().T).tocsr()
+        sims = (vectors @ self._noise_transposed()).tocsr()
+        indptr, indices, data = sims.indptr.tolist(), sims.indices.tolist(), sims.data.tolist()
         for row, i in enumerate(todo):
-            rows = self._noise_rows[candidates[i][0].path]
-            line = sims.getrow(row)
-            if line.nnz == 0:
+            start, end = indptr[row], indptr[row + 1]
+            if start == end:
                 continue
-            dense = dict(zip(line.indices.tolist(), line.data.tolist(), strict=True))
+            rows = self._noise_rows[candidates[i][0].path]
+            dense = dict(zip(indices[start:end], data[start:end], strict=True))
             if any(dense.get(int(r), 0.0) > self.threshold for r in rows):
                 keep[i] = False
         return keep
