@@ -353,8 +353,9 @@ def _freeze(paths: list[str], tags: list[str], parents: list[int], depths: list[
     ``map``/``zip``, so that the per-block work runs in C)."""
     # own text: the text pieces joined (an atomic block's parts are all text) with whitespace collapsed —
     # " ".join(s.split()) is re.sub(r"\s+", " ", s).strip(): str.split() splits on exactly the characters of \s
+    is_text = str.__instancecheck__
     texts = [
-        " ".join("".join([p for p in block_parts if p.__class__ is str] if kids else block_parts).split())  # type: ignore[arg-type,misc]
+        " ".join("".join(filter(is_text, block_parts) if kids else block_parts).split())  # type: ignore[arg-type]
         for block_parts, kids in zip(parts, children, strict=True)
     ]
     rows = zip(range(len(paths)), paths, tags, parents, depths, map(tuple, children), map(tuple, parts), texts,
