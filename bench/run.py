@@ -273,10 +273,9 @@ def speed_section(rep: Report, args: argparse.Namespace) -> None:
                                             args.warmup)
         except Exception as exc:  # noqa: BLE001 - one broken component must not sink the run; reported
             rep.write(f"*{label(comp)}: failed to run ({type(exc).__name__}: {exc}).*")
-    if args.baseline:
-        for comp in BASELINE_COMPONENTS:
-            if comp not in results:
-                continue
+            continue
+        if args.baseline and comp in BASELINE_COMPONENTS:
+            # right after the same component on this code, so that both see the same load on the machine
             progress(f"speed: {label(comp)} (before: {args.baseline})")
             try:
                 res = common.isolated(common.speed_worker_at, str(args.baseline), comp, timed_pages, templates,
