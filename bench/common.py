@@ -82,6 +82,17 @@ _WRAPPER_OPEN = re.compile(rb"\A\s*<text\s+id=[^>]*>", re.IGNORECASE)
 _WRAPPER_CLOSE = re.compile(rb"</text>\s*\Z", re.IGNORECASE)
 
 
+#: The clock of every timing, chosen by ``--clock`` and read by the workers from the environment: ``wall``
+#: (``time.perf_counter_ns``) or ``cpu`` (the thread's CPU time, ``time.thread_time_ns``: what a page costs when
+#: other processes compete for the cores — on a shared machine, wall time mostly measures the waiting).
+CLOCK_ENV = "FCE_BENCH_CLOCK"
+CLOCKS = ("wall", "cpu")
+
+
+def clock_ns() -> int:
+    return time.thread_time_ns() if os.environ.get(CLOCK_ENV) == "cpu" else time.perf_counter_ns()
+
+
 def data_root() -> Path:
     return Path(os.environ.get("FCE_BENCH_DATA", DATA_ROOT))
 
@@ -372,9 +383,9 @@ def rss_mb() -> float:
 
 
 def timed(fn: Callable[[], Any]) -> tuple[int, Any]:
-    start = time.perf_counter_ns()
+    start = clock_ns()
     result = fn()
-    return time.perf_counter_ns() - start, result
+    return clock_ns() - start, result
 
 
 def _quiet() -> None:
@@ -411,13 +422,13 @@ def _time_pages(fn: Callable[..., Any], items: Sequence[tuple[Any, ...]], *, rep
     for _ in range(repeats):
         gc.collect()
         for i, item in enumerate(items):
-            start = time.perf_counter_ns()
+            start = clock_ns()
             try:
                 fn(*item)
             except Exception as exc:  # noqa: BLE001 - a peer failing on a page is a result, counted below
                 failed.add(i)
                 first_error = first_error or f"{type(exc).__name__}: {exc}"[:200]
-            per_item[i].append(time.perf_counter_ns() - start)
+            per_item[i].append(clock_ns() - start)
     return [int(median(ts)) for ts in per_item], len(failed), first_error
 
 
@@ -502,6 +513,20 @@ def speed_worker(component: str, specs: Sequence[PageSpec], templates: dict[str,
     times, failed, first_error = _time_pages(fn, items, repeats=repeats, warmup=0)
     return {"times_ns": times, "bytes": [len(h) for h, _ in pages], "failed": failed, "first_error": first_error,
             "rss_base_mb": base, "rss_peak_mb": peak_rss_mb()}
+
+
+def speed_worker_at(code_root: str, component: str, specs: Sequence[PageSpec], templates: dict[str, str],
+                    repeats: int, warmup: int) -> dict[str, Any]:
+    """:func:`speed_worker` with ``fce`` imported from ``code_root`` (another checkout: the "before" of a
+    before/after run, ``--baseline``). Runs in a fresh process, where fce has not been imported yet."""
+    if any(m == "fce" or m.startswith("fce.") for m in sys.modules):
+        raise RuntimeError("fce was imported before the baseline code could be put first on sys.path")
+    sys.path.insert(0, code_root)
+    result = speed_worker(component, specs, templates, repeats, warmup)
+    import fce
+
+    result["fce_file"] = fce.__file__
+    return result
 
 
 def learn_worker(kind: str, sites: dict[str, Sequence[PageSpec]], repeats: int) -> dict[str, Any]:
@@ -651,12 +676,12 @@ def quality_worker(extractor: str, specs: Sequence[PageSpec]) -> list[dict[str, 
             continue
         html = spec.read()
         error = None
-        start = time.perf_counter_ns()
+        start = clock_ns()
         try:
             text = fn(html, spec.url)
         except Exception as exc:  # noqa: BLE001 - a failure on one page is a result (empty output), counted
             text, error = "", f"{type(exc).__name__}: {exc}"[:200]
-        ns = time.perf_counter_ns() - start
+        ns = clock_ns() - start
         p, r, f = _score(text, gold)
         rows.append({"key": spec.key, "dataset": spec.dataset, "site": spec.site, "extractor": extractor,
                      "bytes": len(html), "ns": ns, "p": p, "r": r, "f": f, "error": error})
@@ -683,14 +708,14 @@ def template_worker(site_specs: Sequence[PageSpec], seed: int, peers: Sequence[s
     rows: list[dict[str, Any]] = []
     for fold, (learn, judge) in enumerate(folds(site_specs, seed, max_folds)):
         learn_pages = [parse_page(s.read(), url=s.url) for s in learn]
-        start = time.perf_counter_ns()
+        start = clock_ns()
         detectors: dict[str, Any] = {}
         learn_error: str | None = None
         try:
             template = TemplateLearner(learn[0].site).fit(learn_pages).template_
         except FceError as exc:
             learn_error = f"{type(exc).__name__}: {exc}"[:200]
-        learn_ns = time.perf_counter_ns() - start
+        learn_ns = clock_ns() - start
         if learn_error is None:
             for variant, (mode, _) in variants.items():
                 detectors[variant] = Detector(template, mode=mode) if mode else Detector(template)
@@ -703,7 +728,7 @@ def template_worker(site_specs: Sequence[PageSpec], seed: int, peers: Sequence[s
                     "n_learn": len(learn), "learn_ns": learn_ns, "learn_error": learn_error, "bytes": len(html)}
             for variant, (_, fallback) in variants.items():
                 detector = detectors.get(variant)
-                start = time.perf_counter_ns()
+                start = clock_ns()
                 try:
                     page = parse_page(html, url=spec.url)
                     ex = extract(page, detector, fallback=fallback) if detector is not None else None
@@ -712,17 +737,17 @@ def template_worker(site_specs: Sequence[PageSpec], seed: int, peers: Sequence[s
                     error = None
                 except FceError as exc:
                     text, fit, method, error = "", None, "error", f"{type(exc).__name__}: {exc}"[:200]
-                ns = time.perf_counter_ns() - start
+                ns = clock_ns() - start
                 p, r, f = _score(text, gold)
                 rows.append({**base, "variant": variant, "ns": ns, "p": p, "r": r, "f": f, "fit": fit,
                              "method": method, "error": error})
             for name, fn in others.items():
-                start = time.perf_counter_ns()
+                start = clock_ns()
                 try:
                     text, error = fn(html, spec.url), None
                 except Exception as exc:  # noqa: BLE001 - counted, as in quality_worker
                     text, error = "", f"{type(exc).__name__}: {exc}"[:200]
-                ns = time.perf_counter_ns() - start
+                ns = clock_ns() - start
                 p, r, f = _score(text, gold)
                 rows.append({**base, "variant": name, "ns": ns, "p": p, "r": r, "f": f, "fit": None,
                              "method": name, "error": error})

@@ -56,6 +56,11 @@ QUICK_SITES = 2  # per dataset: speed (msv-big9) and template quality
 QUICK_FOLDS = 4
 QUICK_LEARN_SIZES = (10, 30)
 
+#: ``--baseline``: the fce components also timed on the baseline code, and the prefix of their result keys.
+BASELINE_COMPONENTS = ("fce-parse", "fce-detect", "fce-detect:rules", "fce-detect+fallback", "fce:mainblock",
+                       "fce:plain")
+BEFORE = "before:"
+
 LABELS = {
     "lxml": "lxml parse (floor)",
     "fce-parse": "fce parse_page",
@@ -66,6 +71,8 @@ LABELS = {
 
 
 def label(name: str) -> str:
+    if name.startswith(BEFORE):
+        return label(name[len(BEFORE):]) + " — before"
     if name in LABELS:
         return LABELS[name]
     if name.startswith("fce-detect"):
@@ -190,6 +197,8 @@ def run_snapshot(argv: Sequence[str], args: argparse.Namespace) -> int:
                         ignore=shutil.ignore_patterns("__pycache__", "out", "*.pyc"))
     rest = [a for a in argv if a != "--snapshot"]
     rest += ["--out", str(args.out.resolve()), "--data", str(args.data.resolve())]
+    if args.baseline:
+        rest += ["--baseline", str(args.baseline)]  # resolved by parse_args: the run's cwd is the copy
     env = {**os.environ, SNAPSHOT_ENV: f"{revision()} (run on a copy of the tree)",
            COMMAND_ENV: "python -m bench.run " + " ".join(shlex.quote(a) for a in argv),
            "PYTHONPATH": os.pathsep.join(filter(None, [str(snapshot), os.environ.get("PYTHONPATH")]))}
@@ -264,6 +273,20 @@ def speed_section(rep: Report, args: argparse.Namespace) -> None:
                                             args.warmup)
         except Exception as exc:  # noqa: BLE001 - one broken component must not sink the run; reported
             rep.write(f"*{label(comp)}: failed to run ({type(exc).__name__}: {exc}).*")
+            continue
+        if args.baseline and comp in BASELINE_COMPONENTS:
+            # right after the same component on this code, so that both see the same load on the machine
+            progress(f"speed: {label(comp)} (before: {args.baseline})")
+            try:
+                res = common.isolated(common.speed_worker_at, str(args.baseline), comp, timed_pages, templates,
+                                      args.repeats, args.warmup)
+            except Exception as exc:  # noqa: BLE001 - reported, as above
+                rep.write(f"*{label(comp)} (before): failed to run ({type(exc).__name__}: {exc}).*")
+                continue
+            if not res.pop("fce_file").startswith(str(args.baseline.resolve())):
+                rep.write(f"*{label(comp)} (before): fce was not imported from {args.baseline}; skipped.*")
+                continue
+            results[BEFORE + comp] = res
     floor = results.get(FLOOR, {}).get("times_ns")
     ref = results.get(REFERENCE, {}).get("times_ns")
 
@@ -305,6 +328,8 @@ def speed_section(rep: Report, args: argparse.Namespace) -> None:
                          "sites": res["sites"]}
         learn_rows.append([label(kind), len(totals), ms(median(totals)), ms(max(totals)), ms(median(fits)),
                            ms(max(fits)), f"{res['rss_peak_mb']:.0f}"])
+    if args.baseline:
+        before_after(rep, args, summary, results)
     rep.write("Learning, per site on its 30 learning pages (ms per site; \"from bytes\" includes parsing the 30 "
               "pages, \"fit\" starts from parsed pages and includes segmentation):")
     rep.write()
@@ -317,6 +342,29 @@ def speed_section(rep: Report, args: argparse.Namespace) -> None:
               f"{ct / detect_30:.1f}×.")
     rep.write()
     rep.data["speed"] = summary
+
+
+def before_after(rep: Report, args: argparse.Namespace, summary: dict[str, Any],
+                 results: dict[str, dict[str, Any]]) -> None:
+    """The fce components timed on the baseline code and on this code, side by side (same run, same pages)."""
+    rows = []
+    for comp in BASELINE_COMPONENTS:
+        old, new = summary.get(BEFORE + comp), summary.get(comp)
+        if old is None or new is None:
+            continue
+        speedup = median([o / n for o, n in zip(results[BEFORE + comp]["times_ns"], results[comp]["times_ns"],
+                                                strict=True) if n > 0])
+        rows.append([label(comp), ms(old["median_ns"]), ms(new["median_ns"]), ratio(old["x_floor"]),
+                     ratio(new["x_floor"]), ratio(old["x_resiliparse"]), ratio(new["x_resiliparse"]),
+                     f"{speedup:.2f}×"])
+        summary[comp]["speedup_over_baseline"] = speedup
+    if not rows:
+        return
+    rep.write(f"Before → after (before: the code in `{args.baseline}`, timed in this run on the same pages; "
+              f"\"speed-up\" is the median over pages of before ÷ after):")
+    rep.write()
+    rep.table(["component", "before ms", "after ms", "before × floor", "after × floor", "before × Resiliparse",
+               "after × Resiliparse", "speed-up"], rows)
 
 
 def scaling_section(rep: Report, args: argparse.Namespace) -> None:
@@ -639,12 +687,23 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="worker processes for the quality sections (timed sections always run alone)")
     parser.add_argument("--repeats", type=int, default=None, help="timed passes per speed component")
     parser.add_argument("--seed", type=int, default=0, help="seed of the splits, folds and generated pages")
+    parser.add_argument("--clock", choices=common.CLOCKS, default=os.environ.get(common.CLOCK_ENV, "wall"),
+                        help="what the timings measure: wall time (default) or the thread's CPU time (on a "
+                             "loaded machine, wall time of a 2 ms page is mostly waiting for a core)")
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="another checkout of fce (e.g. `git archive` of the commit before a change): its "
+                             "parse, detect and fallback are timed too, and a before → after table printed")
     parser.add_argument("--snapshot", action="store_true",
                         help="benchmark a copy of the code taken at the start (others may edit fce/ meanwhile)")
     args = parser.parse_args(argv)
     unknown = [d for d in args.datasets if d not in common.QUALITY_DATASETS]
     if unknown:
         parser.error(f"unknown dataset(s) {', '.join(unknown)}; known: {', '.join(common.QUALITY_DATASETS)}")
+    os.environ[common.CLOCK_ENV] = args.clock  # the spawned workers read it
+    if args.baseline is not None:
+        args.baseline = args.baseline.resolve()
+        if not (args.baseline / "fce" / "__init__.py").is_file():
+            parser.error(f"--baseline {args.baseline}: no fce package there")
     if args.repeats is None:
         args.repeats = 1 if args.quick else 3
     args.warmup = 2 if args.quick else 5
@@ -667,12 +726,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     rep.write(f"- machine: {machine()}")
     rep.write(f"- code: {revision()}")
     rep.write(f"- versions: {versions()}")
+    clock = "the thread CPU time of each timed call" if args.clock == "cpu" else "wall time"
+    rep.write(f"- clock: {args.clock} ({clock})")
     rep.write(f"- load average at start: {load()} — other processes on the machine slow every figure alike; the "
               f"ratios (× floor, × Resiliparse) hold better than absolute times")
     rep.write()
     rep.data["meta"] = {"date": started.isoformat(timespec="seconds"), "command": command.strip(),
                         "machine": machine(), "versions": versions(), "revision": revision(),
-                        "quick": args.quick, "seed": args.seed, "load_start": load()}
+                        "quick": args.quick, "seed": args.seed, "load_start": load(),
+                        "clock": args.clock}
     if not args.data.is_dir():
         rep.write(f"*The data directory {args.data} is absent: the speed, quality and template sections are "
                   f"skipped (set FCE_BENCH_DATA or --data to run them).*")

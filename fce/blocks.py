@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import NamedTuple
 
 from lxml import etree
@@ -70,7 +71,6 @@ SKIPPED_TAGS = frozenset(
 #: Elements that break a line inside a block.
 _LINE_BREAK_TAGS = frozenset({"br"})
 
-_WS = re.compile(r"\s+")
 #: Line breaks and tabs in source text become spaces (runs of spaces are collapsed when text is joined).
 _WS_TABLE = str.maketrans({"\n": " ", "\r": " ", "\t": " ", "\f": " ", "\v": " "})
 _FORM_FIELD_TAGS = frozenset({"select", "textarea", "button"})
@@ -105,6 +105,24 @@ def _qualifier(ident: str | None, classes: str | None) -> str:
             if name and name not in STATE_CLASSES and len(names) < MAX_PATH_NAMES:
                 names.append("." + name)
     return f"[{' '.join(names)}]" if names else ""
+
+
+#: Path steps of block tags (paper style) and of (tag, id, class) triples (qualified style), shared by every page
+#: segmented in the process: a site's pages repeat the same few hundred triples, and building a step costs more
+#: than the rest of a block's segmentation. :data:`STEP_CACHE_SIZE` bounds the cache (cleared when full).
+_UPPER = {tag: tag.upper() for tag in BLOCK_TAGS}
+_QUALIFIED_STEPS: dict[tuple[str, str | None, str | None], str] = {}
+#: Distinct (tag, id, class) triples kept; a site has a few hundred, a crawl of many sites fills it in ~100 sites
+#: (about 5 MB of strings).
+STEP_CACHE_SIZE = 50_000
+
+
+def _qualified_step(key: tuple[str, str | None, str | None]) -> str:
+    """``DIV[#main .story]`` for ``(tag, id, class)``, computed and cached."""
+    if len(_QUALIFIED_STEPS) >= STEP_CACHE_SIZE:
+        _QUALIFIED_STEPS.clear()
+    step = _QUALIFIED_STEPS[key] = _UPPER[key[0]] + _qualifier(key[1], key[2])
+    return step
 
 
 class Block(NamedTuple):
@@ -183,31 +201,31 @@ class BlockTree:
         out: list[str] = []
         stack: list[str | int] = [index]
         blocks = self.blocks
+        inline = INLINE_BLOCK_TAGS
+        emit, pop, push, extend = out.append, stack.pop, stack.append, stack.extend
         while stack:
-            item = stack.pop()
-            if isinstance(item, str):
-                out.append(item)
+            item = pop()
+            if item.__class__ is str:
+                emit(item)  # type: ignore[arg-type]
                 continue
-            block = blocks[item]
+            block = blocks[item]  # type: ignore[index]
             if item != index and keep is not None and not keep(block):
                 continue
             if visited is not None:
-                visited.append(item)
-            sep = "" if block.tag in INLINE_BLOCK_TAGS else "\n"
-            stack.append(sep)
-            stack.extend(reversed(block.parts))
-            stack.append(sep)
+                visited.append(item)  # type: ignore[arg-type]
+            sep = "" if block.tag in inline else "\n"
+            push(sep)
+            extend(reversed(block.parts))
+            push(sep)
         return out
 
 
 def join_pieces(pieces: Sequence[str]) -> str:
     """Join text pieces, collapse runs of spaces within lines, drop empty lines."""
+    # " ".join(line.split()) collapses whitespace as re.sub(r"\s+", " ", line).strip() does, faster: str.split()
+    # splits on exactly the characters of \s (str.isspace)
     lines = "".join(pieces).split("\n")
-    return "\n".join(filter(None, (_WS.sub(" ", line).strip() for line in lines)))
-
-
-def _norm(text: str) -> str:
-    return _WS.sub(" ", text).strip()
+    return "\n".join(filter(None, [" ".join(line.split()) for line in lines]))
 
 
 def blocks_of(page: Page, path_style: str = DEFAULT_PATH_STYLE) -> BlockTree:
@@ -229,7 +247,9 @@ def segment_element(root: object, path_style: str = DEFAULT_PATH_STYLE) -> Block
         raise ValueError(f"path_style must be one of {PATH_STYLES}, not {path_style!r}")
     qualified = path_style == "qualified"
     # Mutable per-block builders, frozen into Block values at the end. This loop runs once per element of every
-    # page: it is written for speed (local names, no per-element function calls but for new blocks).
+    # page and is most of the cost of a detection (bench/README.md, "Profile"): it is written for speed — local
+    # names, no function call per element but for new blocks, the block to return to at an element's end found
+    # from the block tree (``parents``) instead of a stack pushed for every element.
     paths: list[str] = ["HTML"]
     tags: list[str] = ["html"]
     parents: list[int] = [-1]
@@ -237,7 +257,8 @@ def segment_element(root: object, path_style: str = DEFAULT_PATH_STYLE) -> Block
     parts: list[list[str | int]] = [[]]
     counts: list[list[int]] = [[0, 0, 0, 0, 0, 0]]  # links, images, scripts, forms, iframes, link_chars
     children: list[list[int]] = [[]]
-    qualifiers: dict[tuple[str | None, str | None], str] = {}
+    steps = _QUALIFIED_STEPS
+    upper = _UPPER
     block_tags = BLOCK_TAGS
     skipped = SKIPPED_TAGS
     translate = str.translate
@@ -245,39 +266,31 @@ def segment_element(root: object, path_style: str = DEFAULT_PATH_STYLE) -> Block
 
     current = 0
     cur_parts = parts[0]
-    block_stack: list[int] = []  # for every open element: the block that was current when it opened
+    cur_counts = counts[0]
     link_depth = 0
     walker = etree.iterwalk(root, events=("start", "end"))
     skip_subtree = walker.skip_subtree
-    first = True
+    _, top = next(walker)  # the document root is the HTML block opened above
+    if top.tag.__class__ is not str:  # a comment as the root (not from parse_page): its tail is all there is
+        skip_subtree()
+        if top.tail:
+            cur_parts.append(translate(top.tail, ws_table))
+        return _freeze(paths, tags, parents, depths, parts, counts, children)
+    if top.text:
+        cur_parts.append(translate(top.text, ws_table))
     for event, el in walker:
         tag = el.tag
-        if tag.__class__ is not str:  # comments and processing instructions (if the parser kept them)
-            if event == "start":
-                skip_subtree()
-                block_stack.append(current)
-            else:
-                block_stack.pop()
-                if el.tail:
-                    cur_parts.append(translate(el.tail, ws_table))
-            continue
         if event == "start":
-            block_stack.append(current)
-            if first:  # the document root is the HTML block opened above
-                first = False
-                if el.text:
-                    cur_parts.append(translate(el.text, ws_table))
-                continue
             if tag in block_tags:
                 idx = len(paths)
-                upper = tag.upper()
                 if qualified:
-                    key = (el.get("id"), el.get("class"))
-                    qualifier = qualifiers.get(key)
-                    if qualifier is None:
-                        qualifier = qualifiers[key] = _qualifier(*key)
-                    upper += qualifier
-                paths.append(f"{paths[current]}.{upper}")
+                    key = (tag, el.get("id"), el.get("class"))
+                    step = steps.get(key)
+                    if step is None:
+                        step = _qualified_step(key)
+                    paths.append(f"{paths[current]}.{step}")
+                else:
+                    paths.append(f"{paths[current]}.{upper[tag]}")
                 tags.append(tag)
                 parents.append(current)
                 depths.append(depths[current] + 1)
@@ -285,55 +298,66 @@ def segment_element(root: object, path_style: str = DEFAULT_PATH_STYLE) -> Block
                 children[current].append(idx)
                 cur_parts = []
                 parts.append(cur_parts)
-                counts.append([0, 0, 0, 0, 1 if tag == "iframe" else 0, 0])
+                cur_counts = [0, 0, 0, 0, 1 if tag == "iframe" else 0, 0]
+                counts.append(cur_counts)
                 children.append([])
                 current = idx
             elif tag in skipped:
                 if tag == "script":
-                    counts[current][2] += 1
+                    cur_counts[2] += 1
                 elif tag in _FORM_FIELD_TAGS:
-                    counts[current][3] += 1
+                    cur_counts[3] += 1
                 elif tag in _MEDIA_TAGS:
-                    counts[current][1] += 1
+                    cur_counts[1] += 1
                 skip_subtree()
                 continue
             elif tag == "a":
-                counts[current][0] += 1
+                cur_counts[0] += 1
                 link_depth += 1
             elif tag == "img":
-                counts[current][1] += 1
+                cur_counts[1] += 1
             elif tag == "input":
-                counts[current][3] += 1
+                cur_counts[3] += 1
             elif tag == "br":
                 cur_parts.append("\n")
+            elif tag.__class__ is not str:  # comments and processing instructions (if the parser kept them)
+                skip_subtree()
+                continue
             text = el.text
             if text:
                 text = translate(text, ws_table)
                 cur_parts.append(text)
                 if link_depth:
-                    counts[current][5] += len(_norm(text))
+                    cur_counts[5] += len(" ".join(text.split()))
         else:
-            parent_block = block_stack.pop()
-            if tag == "a" and link_depth:
-                link_depth -= 1
-            if parent_block != current:
-                current = parent_block
+            if tag in block_tags:
+                if not current:  # the end of the document root, the last event; its tail is not in the page
+                    break
+                current = parents[current]  # the block that was open when this one opened
                 cur_parts = parts[current]
+                cur_counts = counts[current]
+            elif tag == "a" and link_depth:
+                link_depth -= 1
             text = el.tail
-            if text and block_stack:
+            if text:
                 text = translate(text, ws_table)
                 cur_parts.append(text)
-                if link_depth:
-                    counts[current][5] += len(_norm(text))
-    blocks = []
-    new_block = Block._make
-    for i, block_parts in enumerate(parts):
-        own = [p for p in block_parts if p.__class__ is str]
-        c = counts[i]
-        blocks.append(
-            new_block(
-                (i, paths[i], tags[i], parents[i], depths[i], tuple(children[i]), tuple(block_parts),
-                 _norm("".join(own)) if own else "", c[0], c[1], c[2], c[3], c[4], c[5])
-            )
-        )
-    return BlockTree(tuple(blocks))
+                if link_depth and tag.__class__ is str:
+                    cur_counts[5] += len(" ".join(text.split()))
+    return _freeze(paths, tags, parents, depths, parts, counts, children)
+
+
+def _freeze(paths: list[str], tags: list[str], parents: list[int], depths: list[int],
+            parts: list[list[str | int]], counts: list[list[int]], children: list[list[int]]) -> BlockTree:
+    """The builders of :func:`segment_element` as a :class:`BlockTree` of immutable blocks (built column-wise by
+    ``map``/``zip``, so that the per-block work runs in C)."""
+    # own text: the text pieces joined (an atomic block's parts are all text) with whitespace collapsed —
+    # " ".join(s.split()) is re.sub(r"\s+", " ", s).strip(): str.split() splits on exactly the characters of \s
+    is_text = str.__instancecheck__
+    texts = [
+        " ".join("".join(filter(is_text, block_parts) if kids else block_parts).split())  # type: ignore[arg-type]
+        for block_parts, kids in zip(parts, children, strict=True)
+    ]
+    rows = zip(range(len(paths)), paths, tags, parents, depths, map(tuple, children), map(tuple, parts), texts,
+               *zip(*counts, strict=True), strict=True)
+    return BlockTree(tuple(map(partial(tuple.__new__, Block), rows)))

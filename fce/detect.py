@@ -27,10 +27,9 @@ from collections.abc import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from fce.blocks import Block, BlockTree, blocks_of, join_pieces
-from fce.content_extractor import block_counts
+from fce.blocks import INLINE_BLOCK_TAGS, Block, BlockTree, blocks_of, join_pieces
 from fce.extraction import ExtractedBlock, Extraction
-from fce.features import block_vectors
+from fce.features import COUNT_FEATURES, block_vectors
 from fce.parse import Page
 from fce.template import Template
 
@@ -39,6 +38,9 @@ __all__ = ["DEFAULT_MODE", "DETECTION_MODES", "MIN_FIT", "Detector", "TemplateMa
 #: Below this fit score the template is not trusted for the page and the fallback method runs. Pages of a learned
 #: layout score 0.8–1.0 on msv-big9; pages of another layout of the same site mostly below 0.4 (README).
 MIN_FIT = 0.5
+
+#: Positions in a :class:`~fce.blocks.Block` of its counts, in :data:`~fce.features.COUNT_FEATURES` order.
+_COUNT_FIELDS = tuple(Block._fields.index(name) for name in COUNT_FEATURES)
 
 
 #: How a template is applied. ``"rules"``: the paper's detection phase (candidates on P, the three rules, noise
@@ -96,14 +98,10 @@ class Detector:
 
     def fit_score(self, tree: BlockTree) -> float:
         """Share of the page's own-text characters lying on paths seen while learning."""
-        total = known = 0
         known_paths = self.known
-        for block in tree.blocks:
-            n = len(block.text)
-            if n:
-                total += n
-                if block.path in known_paths:
-                    known += n
+        blocks = tree.blocks
+        total = sum([len(b.text) for b in blocks])
+        known = sum([len(b.text) for b in blocks if b.path in known_paths])
         return known / total if total else 0.0
 
     def match(self, page: Page | BlockTree) -> TemplateMatch:
@@ -130,8 +128,9 @@ class Detector:
         noise_paths, paths = self.noise_paths, self.paths
         blocks = tree.blocks
         boilerplate = [b.path in noise_paths for b in blocks]
+        inline = INLINE_BLOCK_TAGS
         for b in blocks:  # a paragraph whose text sits in inline sub-blocks on content paths is not boilerplate
-            if b.inline and b.path in paths and b.parent >= 0:
+            if b.tag in inline and b.path in paths and b.parent >= 0:
                 boilerplate[b.parent] = False
         covered: list[int] = []
         selected = tuple(select_main(tree, boilerplate, covered))
@@ -174,7 +173,8 @@ class Detector:
         was kept, and their indices."""
         blocks = tree.blocks
         out: list[str] = []
-        counts = np.zeros(5, dtype=np.int64)
+        counts = [0] * len(_COUNT_FIELDS)
+        fields = tuple(enumerate(_COUNT_FIELDS))
         seen: list[int] = []
         # stack items: a text piece, or (block index, own_text_kept, whole) to expand
         stack: list[str | tuple[int, bool, bool]] = [(root, True, False)]
@@ -187,9 +187,10 @@ class Detector:
             idx, own, whole = item
             block = blocks[idx]
             if own:
-                counts += block_counts(block)
+                for k, field in fields:
+                    counts[k] += block[field]  # type: ignore[operator]
                 seen.append(idx)
-            sep = "" if block.inline else "\n"
+            sep = "" if block.tag in INLINE_BLOCK_TAGS else "\n"
             stack.append(sep)
             for part in reversed(block.parts):
                 if isinstance(part, str):
@@ -203,7 +204,7 @@ class Detector:
                     stack.append((part, not recursive, not recursive))
                 # rule 2: no sub-block of B' is in P -> B' is left out
             stack.append(sep)
-        return out, tuple(int(c) for c in counts), seen
+        return out, tuple(counts), seen
 
     def _not_noise(self, candidates: Sequence[tuple[Block, str, tuple[int, ...], list[int]]]) -> list[bool]:
         keep = [True] * len(candidates)
@@ -213,13 +214,16 @@ class Detector:
         if not todo:
             return keep
         vectors = block_vectors([candidates[i][1] for i in todo], [candidates[i][2] for i in todo])
+        # (the transpose is converted to CSR by scipy on every product; keeping it converted would cost 8 MB per
+        # detector — one indptr entry per hashed term — for 5 % of a rules-mode detection)
         sims = (vectors @ self._noise_vectors().T).tocsr()
+        indptr, indices, data = sims.indptr.tolist(), sims.indices.tolist(), sims.data.tolist()
         for row, i in enumerate(todo):
-            rows = self._noise_rows[candidates[i][0].path]
-            line = sims.getrow(row)
-            if line.nnz == 0:
+            start, end = indptr[row], indptr[row + 1]
+            if start == end:
                 continue
-            dense = dict(zip(line.indices.tolist(), line.data.tolist(), strict=True))
+            rows = self._noise_rows[candidates[i][0].path]
+            dense = dict(zip(indices[start:end], data[start:end], strict=True))
             if any(dense.get(int(r), 0.0) > self.threshold for r in rows):
                 keep[i] = False
         return keep

@@ -92,6 +92,8 @@ _BINARY_SIGNATURES: tuple[tuple[bytes, str], ...] = (
     (b"WARC/", "WARC file (use `fce ingest`)"),
 )
 
+_SIGNATURE_PREFIXES = tuple(signature for signature, _ in _BINARY_SIGNATURES)
+
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),
     (codecs.BOM_UTF32_BE, "utf-32-be"),
@@ -187,19 +189,28 @@ def _codec(name: str | None) -> str | None:
 
 
 def _sniff_binary(data: bytes, source: str | None) -> None:
-    head = data[:SNIFF_BYTES]
+    if not data.startswith(_SIGNATURE_PREFIXES):  # one C call for the common case
+        return
     for signature, kind in _BINARY_SIGNATURES:
-        if head.startswith(signature):
+        if data.startswith(signature):
             raise NotHTMLError(f"not HTML: looks like {kind}", source=source)
 
 
 def decode_html(data: bytes, declared: str | None = None, *, source: str | None = None) -> tuple[str, str]:
     """Decode page bytes to text; return ``(text, encoding)``. Never raises on undecodable bytes."""
+    text, encoding, _ = _decode(data, declared)
+    return text, encoding
+
+
+def _decode(data: bytes, declared: str | None) -> tuple[str, str, bool]:
+    """:func:`decode_html`, and whether the text is exactly ``data`` read as UTF-8 (valid UTF-8 without a BOM):
+    then ``data`` is what libxml2 is handed, instead of the text encoded again (:func:`_parse_text`)."""
     for bom, name in _BOMS:
         if data.startswith(bom):
             # A BOM beats everything but is checked after the caller's label only when they agree on the family;
             # browsers let the BOM win over HTTP, and so do we.
-            return data[len(bom):].decode(name, errors="fce-utf8-fallback" if name == "utf-8" else "replace"), name
+            text = data[len(bom):].decode(name, errors="fce-utf8-fallback" if name == "utf-8" else "replace")
+            return text, name, False
     codec = _codec(declared)
     if codec is None:
         head = data[:META_SCAN_BYTES]
@@ -210,13 +221,16 @@ def decode_html(data: bytes, declared: str | None = None, *, source: str | None 
                 codec = "utf-8"  # a declaration readable as ASCII cannot be UTF-16 (HTML standard, prescan)
     if codec is None:
         try:
-            return data.decode("utf-8"), "utf-8"
+            return data.decode("utf-8"), "utf-8", True
         except UnicodeDecodeError:
             pass
         codec = "utf-8" if _mostly_utf8(data) else _detect(data)
     if codec == "utf-8":
-        return data.decode("utf-8", errors="fce-utf8-fallback"), codec
-    return data.decode(codec, errors="replace"), codec
+        try:  # the same text as the fallback handler gives when every byte is valid UTF-8
+            return data.decode("utf-8"), codec, True
+        except UnicodeDecodeError:
+            return data.decode("utf-8", errors="fce-utf8-fallback"), codec, False
+    return data.decode(codec, errors="replace"), codec, False
 
 
 def _mostly_utf8(data: bytes) -> bool:
@@ -265,8 +279,9 @@ def parse_page(
     size = len(data)
     if size > max_bytes:
         raise PageTooLargeError(f"page is {size} bytes, over the {max_bytes}-byte limit", source=name)
+    raw = None  # the bytes, when they are exactly the UTF-8 encoding of the decoded text
     if isinstance(data, bytes):
-        if not data.strip():
+        if not data or data.isspace():  # bytes.isspace: the ASCII whitespace bytes.strip() removes
             raise EmptyPageError("empty page", source=name)
         _sniff_binary(data, name)
         head = data[:SNIFF_BYTES]
@@ -274,10 +289,11 @@ def parse_page(
             (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
         ):
             data = _maybe_utf16(data, name)
-        text, encoding = decode_html(data, declared_charset, source=name)
+        text, encoding, exact = _decode(data, declared_charset)
+        raw = data if exact else None
     else:
         text, encoding = data, "unicode"
-    return _parse_text(text, encoding=encoding, url=url, source=source, size=size, meta=meta or {})
+    return _parse_text(text, encoding=encoding, url=url, source=source, size=size, meta=meta or {}, raw=raw)
 
 
 def _maybe_utf16(data: bytes, name: str | None) -> bytes:
@@ -294,7 +310,9 @@ def _maybe_utf16(data: bytes, name: str | None) -> bytes:
 
 
 def _parse_text(text: str, *, encoding: str, url: str | None, source: str | None, size: int,
-                meta: dict[str, Any]) -> Page:
+                meta: dict[str, Any], raw: bytes | None = None) -> Page:
+    """Check and parse ``text``; ``raw``, when given, is ``text`` encoded as UTF-8 (handed to libxml2 as long as
+    the checks leave the text unchanged: encoding it again cost a twentieth of a parse)."""
     name = source or url
     sample = text[:SNIFF_BYTES]
     if not sample.strip():
@@ -307,11 +325,14 @@ def _parse_text(text: str, *, encoding: str, url: str | None, source: str | None
     if not _MARKUP.search(text, 0, 1_000_000):
         kind = "JSON" if first in ("{", "[") else "plain text"
         raise NotHTMLError(f"not HTML: no markup found (looks like {kind})", source=name)
-    text = _XML_DECL.sub("", text, count=1)
+    if _XML_DECL.match(text):
+        text, raw = _XML_DECL.sub("", text, count=1), None
     if "\x00" in text:
-        text = text.replace("\x00", "\ufffd")
-    text = _limit_attributes(text)
-    root = _parse_tree(text, name)
+        text, raw = text.replace("\x00", "\ufffd"), None
+    limited = _limit_attributes(text)
+    if limited is not text:
+        text, raw = limited, None
+    root = _parse_tree(text, name, raw)
     if "xmlns:" in text:
         _rename_foreign_prefixes(root, text)
     _parse_noframes(root)
@@ -326,14 +347,18 @@ def _is_json(text: str) -> bool:
     return True
 
 
-def _parse_tree(text: str, name: str | None) -> Any:
-    """Parse with libxml2; a tree deeper than libxml2's hard limit is flattened at :data:`MAX_DEPTH` and parsed
-    again (once more at a tenth of it, should implied tags have kept it too deep)."""
+def _parse_tree(text: str, name: str | None, raw: bytes | None = None) -> Any:
+    """Parse with libxml2 (``raw``: ``text`` encoded as UTF-8, if the caller has it); a tree deeper than libxml2's
+    hard limit is flattened at :data:`MAX_DEPTH` and parsed again (once more at a tenth of it, should implied tags
+    have kept it too deep)."""
     for depth in (None, MAX_DEPTH, MAX_DEPTH // 10):
         parser = _parser()
-        source = text if depth is None else _flatten(text, depth)
+        if depth is None and raw is not None:
+            source = raw
+        else:
+            source = (text if depth is None else _flatten(text, depth)).encode("utf-8", errors="replace")
         try:
-            root = etree.fromstring(source.encode("utf-8", errors="replace"), parser=parser)
+            root = etree.fromstring(source, parser=parser)
         except (etree.ParserError, etree.XMLSyntaxError, ValueError) as exc:  # "Document is empty" and the like
             raise EmptyPageError(f"no HTML document could be parsed ({exc})", source=name) from None
         if root is None or not isinstance(root.tag, str):
@@ -375,10 +400,21 @@ def _flatten(text: str, max_depth: int) -> str:
 
 
 def _limit_attributes(text: str) -> str:
-    """``text`` with every start tag of more than :data:`MAX_ATTRIBUTES` attributes cut to the first ones."""
-    if _LONG_TAG.search(text) is None:
+    """``text`` with every start tag of more than :data:`MAX_ATTRIBUTES` attributes cut to the first ones (``text``
+    itself when there is none)."""
+    if not _may_have_long_tag(text) or _LONG_TAG.search(text) is None:
         return text
     return _LONG_TAG.sub(_cut_attributes, text)
+
+
+def _may_have_long_tag(text: str) -> bool:
+    """False when ``text`` has no tag of :data:`LONG_TAG_CHARS` characters, found in a few C calls: if every
+    window of ``LONG_TAG_CHARS // 2`` characters holds a ``<``, no ``<`` is followed by ``LONG_TAG_CHARS`` characters
+    without one. The regex scan it spares cost a tenth of a parse (it reads every character in Python's regex
+    engine); pages where a window has no ``<`` (a long script or text) are scanned as before."""
+    window = LONG_TAG_CHARS // 2
+    find = text.find
+    return any(find("<", start, start + window) < 0 for start in range(0, len(text), window))
 
 
 def _cut_attributes(match: re.Match[str]) -> str:

@@ -86,3 +86,162 @@ def test_unknown_path_style():
 def test_comments_are_not_text():
     t = tree(b"<body><p>a<!-- hidden -->b</p></body>")
     assert t.render(0) == "ab"
+
+
+# -- the fast segmentation against the straightforward one (issue 6: output must stay identical) -------------------
+
+def _reference_segment(root, path_style):
+    """The segmentation as it was written before issue 6's speed work (a block stack per element, a qualifier
+    per block, own text collapsed by regex): the oracle the fast :func:`fce.blocks.segment_element` must match."""
+    import re
+
+    from lxml import etree
+
+    from fce.blocks import SKIPPED_TAGS, Block, BlockTree, _qualifier
+
+    ws = re.compile(r"\s+")
+    table = str.maketrans({"\n": " ", "\r": " ", "\t": " ", "\f": " ", "\v": " "})
+
+    def norm(text):
+        return ws.sub(" ", text).strip()
+
+    paths, tags, parents, depths, parts, children = ["HTML"], ["html"], [-1], [0], [[]], [[]]
+    counts = [[0] * 6]
+    current, stack, link_depth, first = 0, [], 0, True
+    walker = etree.iterwalk(root, events=("start", "end"))
+    for event, el in walker:
+        tag = el.tag
+        if not isinstance(tag, str):
+            if event == "start":
+                walker.skip_subtree()
+                stack.append(current)
+            else:
+                stack.pop()
+                if el.tail:
+                    parts[current].append(el.tail.translate(table))
+            continue
+        if event == "start":
+            stack.append(current)
+            if first:
+                first = False
+                if el.text:
+                    parts[current].append(el.text.translate(table))
+                continue
+            if tag in BLOCK_TAGS:
+                idx = len(paths)
+                step = tag.upper() + (_qualifier(el.get("id"), el.get("class")) if path_style == "qualified" else "")
+                paths.append(f"{paths[current]}.{step}")
+                tags.append(tag)
+                parents.append(current)
+                depths.append(depths[current] + 1)
+                parts[current].append(idx)
+                children[current].append(idx)
+                parts.append([])
+                counts.append([0, 0, 0, 0, 1 if tag == "iframe" else 0, 0])
+                children.append([])
+                current = idx
+            elif tag in SKIPPED_TAGS:
+                if tag == "script":
+                    counts[current][2] += 1
+                elif tag in ("select", "textarea", "button"):
+                    counts[current][3] += 1
+                elif tag in ("svg", "object", "embed", "canvas", "video", "audio"):
+                    counts[current][1] += 1
+                walker.skip_subtree()
+                continue
+            elif tag == "a":
+                counts[current][0] += 1
+                link_depth += 1
+            elif tag == "img":
+                counts[current][1] += 1
+            elif tag == "input":
+                counts[current][3] += 1
+            elif tag == "br":
+                parts[current].append("\n")
+            if el.text:
+                parts[current].append(el.text.translate(table))
+                if link_depth:
+                    counts[current][5] += len(norm(el.text.translate(table)))
+        else:
+            parent_block = stack.pop()
+            if tag == "a" and link_depth:
+                link_depth -= 1
+            current = parent_block
+            if el.tail and stack:
+                parts[current].append(el.tail.translate(table))
+                if link_depth:
+                    counts[current][5] += len(norm(el.tail.translate(table)))
+    blocks = []
+    for i, block_parts in enumerate(parts):
+        own = "".join(p for p in block_parts if isinstance(p, str))
+        blocks.append(Block(i, paths[i], tags[i], parents[i], depths[i], tuple(children[i]), tuple(block_parts),
+                            norm(own), *counts[i]))
+    return BlockTree(tuple(blocks))
+
+
+TRICKY_PAGES = [
+    FIGURE_2,
+    b"<html><body><p>a<!-- c -->b<a href=x>link <b>bold</b><!-- in a link -->tail\n\tmore</a> after</p></body></html>",
+    b"<body><div id='main-3' class='story active x1'><a href=1>one<a href=2>two</a></a><br>line<br/>"
+    b"<script>var x = '<p>';</script>after script<select><option>o</select><iframe src=f>in frame</iframe>"
+    b"<img src=i><input name=q><svg><text>no</text></svg><span>s1<span>s2</span></span></div>root tail</body>",
+    b"<html><head><title>t</title></head><body>\xc2\xa0nbsp\xe2\x80\x83em space\x0bvt <td>cell</td>"
+    b"<li>item<ul><li>sub</li></ul>after sub</li><table><tr><td>x</td></tr></table></body></html>tail after html",
+    b"<html><body><noframes><p>framed</p></noframes><frameset><frame src=a></frameset>"
+    b"<h1 class='a b c d e'>Title</h1><pre>  keep\n  lines </pre><p>"
+    + b"<div>" * 40 + b"deep" + b"</div>" * 40 + b"</p></body></html>",
+]
+
+
+@pytest.mark.parametrize("style", ["paper", "qualified"])
+@pytest.mark.parametrize("html", TRICKY_PAGES, ids=range(len(TRICKY_PAGES)))
+def test_segmentation_matches_the_reference(html, style):
+    page = parse_page(html)
+    assert segment(page, style).blocks == _reference_segment(page.root, style).blocks
+
+
+@pytest.mark.parametrize("layout", ["div", "table"])
+def test_segmentation_matches_the_reference_on_generated_sites(layout):
+    from fce.sitegen import SiteStyle, generate_site
+
+    for generated in generate_site("example.org", 4, seed=6, style=SiteStyle(layout=layout)):
+        page = parse_page(generated.html)
+        for style in ("paper", "qualified"):
+            assert segment(page, style).blocks == _reference_segment(page.root, style).blocks
+
+
+def test_step_cache_is_bounded(monkeypatch):
+    from fce import blocks
+
+    monkeypatch.setattr(blocks, "STEP_CACHE_SIZE", 5)
+    monkeypatch.setattr(blocks, "_QUALIFIED_STEPS", {})
+    html = b"<body>" + b"".join(b"<div class='c%s'><p id='x%s'>t</p></div>" % (bytes([97 + i]), bytes([97 + i]))
+                                 for i in range(12)) + b"</body>"
+    page = parse_page(html)
+    assert segment(page, "qualified").blocks == _reference_segment(page.root, "qualified").blocks
+    assert 0 < len(blocks._QUALIFIED_STEPS) <= 5
+
+
+@pytest.mark.parametrize("pieces", [
+    ["  a \u00a0 b\u2003", "\n", "\u3000", "\n\n", "c\x1c\x1dd\x85e  "], ["\n"], [], ["x\u200by"], ["\t\x0b\x0c "],
+])
+def test_join_pieces_collapses_whitespace_like_the_regex(pieces):
+    import re
+
+    from fce.blocks import join_pieces
+
+    lines = "".join(pieces).split("\n")
+    expected = "\n".join(filter(None, (re.sub(r"\s+", " ", line).strip() for line in lines)))
+    assert join_pieces(pieces) == expected
+
+
+@pytest.mark.parametrize("style", ["paper", "qualified"])
+@pytest.mark.parametrize("html", TRICKY_PAGES[:3], ids=range(3))
+def test_segmentation_matches_the_reference_with_comments_kept(html, style):
+    # parse_page drops comments and processing instructions; a tree from elsewhere may keep them
+    from lxml import etree
+
+    from fce.blocks import segment_element
+
+    root = etree.fromstring(html, etree.HTMLParser(remove_comments=False, remove_pis=False))
+    assert segment_element(root, style).blocks == _reference_segment(root, style).blocks

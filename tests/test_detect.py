@@ -98,3 +98,19 @@ def test_guided_mode_drops_template_noise_paths_before_scoring():
 def test_unknown_mode():
     with pytest.raises(ValueError):
         Detector(template(["HTML.BODY.DIV.P"]), mode="magic")
+
+
+def test_candidate_counts_are_the_sums_over_the_blocks_whose_text_is_kept():
+    from fce.blocks import blocks_of
+    from fce.content_extractor import block_counts
+    from fce.learn import TemplateLearner
+    from fce.sitegen import generate_site
+
+    pages = [parse_page(g.html) for g in generate_site("example.org", 12, seed=3)]
+    detector = Detector(TemplateLearner("example.org").fit(pages[:10]).template_, mode="rules")
+    tree = blocks_of(pages[11], detector.path_style)
+    candidates = detector._extract(tree)
+    assert candidates
+    for _, _, counts, seen in candidates:
+        assert counts == tuple(sum(c) for c in zip(*(block_counts(tree[i]) for i in seen), strict=True))
+        assert all(type(c) is int for c in counts)

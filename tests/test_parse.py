@@ -92,3 +92,60 @@ def test_nul_bytes_in_html():
 def test_deep_nesting_does_not_crash():
     page = parse_page(b"<div>" * 100_000 + b"deep" + b"</div>" * 10)
     assert page.root is not None
+
+
+# -- the fast paths of issue 6 give the same tree as the plain ones ---------------------------------------------------
+
+SAME_TREE_INPUTS = [
+    b"<html><body><p>plain ascii</p></body></html>",
+    "<html><body><p>caf\u00e9 \u2014 \u65e5\u672c</p></body></html>".encode(),
+    codecs.BOM_UTF8 + "<html><body><p>bom caf\u00e9</p></body></html>".encode(),
+    b"<html><head><meta charset=utf-8></head><body><p>mixed caf\xe9 \xe2\x80\x94</p></body></html>",
+    CAFE_1252.encode("windows-1252"),
+    b'<?xml version="1.0" encoding="utf-8"?><html><body><p>decl</p></body></html>',
+    b"<html><body><p>a\x00b</p></body></html>",
+    b"<html><body><p " + b" ".join(b"a%d=1" % i for i in range(5000)) + b">many attributes</p></body></html>",
+]
+
+
+@pytest.mark.parametrize("data", SAME_TREE_INPUTS, ids=range(len(SAME_TREE_INPUTS)))
+def test_bytes_handed_to_libxml2_give_the_tree_of_the_decoded_text(data):
+    from lxml import etree
+
+    from fce.parse import _parse_text
+
+    text, encoding = decode_html(data)
+    expected = _parse_text(text, encoding=encoding, url=None, source=None, size=len(data), meta={})
+    page = parse_page(data)
+    assert page.encoding == encoding
+    assert etree.tostring(page.root, encoding="unicode") == etree.tostring(expected.root, encoding="unicode")
+
+
+def test_many_attributes_are_cut():
+    from fce.parse import MAX_ATTRIBUTES
+
+    page = parse_page(SAME_TREE_INPUTS[-1])
+    assert len(page.body.find("p").attrib) == MAX_ATTRIBUTES
+
+
+@pytest.mark.parametrize("gap", [10, 16_383, 16_384, 16_385, 32_766, 32_767, 32_768, 32_769, 32_770, 40_000])
+@pytest.mark.parametrize("offset", [0, 1, 5_000, 16_383, 16_384, 30_000])
+@pytest.mark.parametrize("closed", [True, False])
+def test_long_tag_precheck_never_misses_a_long_tag(gap, offset, closed):
+    from fce.parse import _LONG_TAG, _may_have_long_tag
+
+    text = "<p>" + "x" * offset + "<a" + "b" * gap + (">" if closed else "") + "<i>" * 3 + "y" * 100
+    assert _may_have_long_tag(text) or _LONG_TAG.search(text) is None
+
+
+def test_long_tag_precheck_spares_the_scan_of_ordinary_pages():
+    from fce.parse import _may_have_long_tag
+
+    assert not _may_have_long_tag("<p>" + "<b>word</b> " * 50_000)
+    assert _may_have_long_tag("<p>" + "x" * 40_000)  # a long run without a tag is scanned
+
+
+def test_whitespace_only_bytes_are_empty():
+    for data in (b"", b" \t\r\n\x0b\x0c"):
+        with pytest.raises(EmptyPageError):
+            parse_page(data)

@@ -1,0 +1,129 @@
+"""Old code against new code in one process, page by page: the speed-up of a change, robust to a loaded machine.
+
+    python -m bench.ab BASELINE_DIR [--pages 90] [--reps 5]
+
+``BASELINE_DIR`` is another checkout of fce (``git archive <commit> | tar -x -C DIR``). Both versions are imported
+into this process (the baseline under its own copy of the ``fce`` modules); for each of the speed section's
+held-out msv-big9 pages (:func:`bench.common.split_learn_detect`) and each component, the two versions run
+alternately ``--reps`` times and the minimum of each is kept (thread CPU time, ``time.thread_time_ns``). Reported:
+median ms per page of each, the median of the per-page ratios to the lxml floor, and the median of the per-page
+ratios new ÷ old. (A function of the old code that imports an fce module lazily gets the new one: on these
+paths only ``Detector._match_guided``'s import of ``mainblock.select_main`` does, and mainblock.py is unchanged.)
+Components: ``segment`` (pages parsed beforehand), ``parse_page``, ``detect guided`` (parse +
+template, the default mode), ``mainblock`` and ``plain`` (parse + method). Templates are learned by the baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from statistics import median
+from typing import Any
+
+from bench import common
+
+MODULES = ("fce.parse", "fce.blocks", "fce.detect", "fce.learn", "fce.methods", "fce.pipeline", "fce.template")
+
+
+def _import(root: str | None) -> dict[str, Any]:
+    """Import fce's modules from ``root`` (``None``: the normal path) and detach them from ``sys.modules``."""
+    for name in [m for m in sys.modules if m == "fce" or m.startswith("fce.")]:
+        del sys.modules[name]
+    if root is not None:
+        sys.path.insert(0, root)
+    try:
+        mods = {name: importlib.import_module(name) for name in MODULES}
+        mods["fce.methods"]._load()  # the registry imports its modules lazily: do it while this path is first
+        mods["__file__"] = sys.modules["fce"].__file__
+    finally:
+        if root is not None:
+            sys.path.remove(root)
+    return mods
+
+
+def _paired(old: Callable[[Any], Any], new: Callable[[Any], Any], items: Sequence[Any],
+            reps: int) -> tuple[list[float], list[float]]:
+    clock = time.thread_time_ns
+    t_old, t_new = [], []
+    for item in items:
+        best_old = best_new = float("inf")
+        for _ in range(reps):
+            start = clock()
+            old(item)
+            best_old = min(best_old, clock() - start)
+            start = clock()
+            new(item)
+            best_new = min(best_new, clock() - start)
+        t_old.append(best_old / 1e6)
+        t_new.append(best_new / 1e6)
+    return t_old, t_new
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.ab", description=__doc__.split("\n\n")[0])
+    parser.add_argument("baseline", type=Path, help="another checkout of fce (the old code)")
+    parser.add_argument("--pages", type=int, default=90, help="at most this many held-out pages")
+    parser.add_argument("--reps", type=int, default=5, help="alternating runs per page and version")
+    parser.add_argument("--data", type=Path, default=common.data_root())
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    if not (args.baseline / "fce" / "__init__.py").is_file():
+        parser.error(f"{args.baseline}: no fce package there")
+    specs = common.load_specs("msv-big9", args.data)
+    if not specs:
+        print(f"msv-big9 not found under {args.data}: nothing measured.")
+        return 0
+    old = _import(str(args.baseline.resolve()))
+    new = _import(None)
+    print(f"old: {old['__file__']}\nnew: {new['__file__']}")
+
+    import lxml.html
+
+    work = []  # (bytes, old detector, new detector)
+    for site, pages in common.by_site(specs).items():
+        if len(pages) <= common.LEARN_PAGES:
+            continue
+        learn, held_out = common.split_learn_detect(pages, args.seed)
+        template = old["fce.learn"].TemplateLearner(site).fit(
+            [old["fce.parse"].parse_page(s.read(), url=s.url) for s in learn]).template_
+        payload = template.to_json()
+        d_old = old["fce.detect"].Detector(old["fce.template"].Template.from_json(payload))
+        d_new = new["fce.detect"].Detector(new["fce.template"].Template.from_json(payload))
+        work += [(s.read(), d_old, d_new) for s in held_out]
+    work = work[: args.pages]
+    p_old, p_new = old["fce.parse"].parse_page, new["fce.parse"].parse_page
+    x_old, x_new = old["fce.pipeline"].extract, new["fce.pipeline"].extract
+    mb_old, mb_new = old["fce.methods"].get_method("mainblock"), new["fce.methods"].get_method("mainblock")
+    pl_old, pl_new = old["fce.methods"].get_method("plain"), new["fce.methods"].get_method("plain")
+    seg_old, seg_new = old["fce.blocks"].segment, new["fce.blocks"].segment
+    parsed = [(p_old(h), p_new(h)) for h, _, _ in work]
+    components: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any], Sequence[Any]]] = {
+        "segment": (lambda p: seg_old(p[0], "qualified"), lambda p: seg_new(p[1], "qualified"), parsed),
+        "parse_page": (lambda w: p_old(w[0]), lambda w: p_new(w[0]), work),
+        "detect guided": (lambda w: x_old(p_old(w[0]), w[1], fallback=None),
+                          lambda w: x_new(p_new(w[0]), w[2], fallback=None), work),
+        "mainblock": (lambda w: mb_old(p_old(w[0])), lambda w: mb_new(p_new(w[0])), work),
+        "plain": (lambda w: pl_old(p_old(w[0])), lambda w: pl_new(p_new(w[0])), work),
+    }
+    floor, _ = _paired(lambda w: lxml.html.document_fromstring(w[0]), lambda w: None, work, args.reps)
+    print(f"{len(work)} held-out msv-big9 pages; lxml floor {median(floor):.3f} ms/page (median); thread CPU time, "
+          f"min of {args.reps} alternating runs per page\n")
+    print("| component | old ms | new ms | old × floor | new × floor | new ÷ old |")
+    print("|:--|--:|--:|--:|--:|--:|")
+    for name, (f_old, f_new, items) in components.items():
+        t_old, t_new = _paired(f_old, f_new, items, args.reps)
+
+        def ratio(times: list[float], base: list[float]) -> float:
+            return median([t / b for t, b in zip(times, base, strict=True) if b > 0])
+
+        print(f"| {name} | {median(t_old):.3f} | {median(t_new):.3f} | {ratio(t_old, floor):.2f}× | "
+              f"{ratio(t_new, floor):.2f}× | {ratio(t_new, t_old):.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
