@@ -86,6 +86,44 @@ def test_local_pool_learns_and_extracts_every_record(crawl: Crawl, reference: Re
     assert f"records:   {crawl.records} in" in summary.to_text()
 
 
+def test_manifests_and_summary_say_where_the_time_went(crawl: Crawl, reference: Reference) -> None:
+    found = manifests(reference.out)
+    for manifest in found:
+        stages = manifest["stage_seconds"]
+        assert sorted(stages) == sorted(ingest_pipeline.STAGES)
+        assert stages["parse"] > 0 and stages["extract"] > 0 and stages["read"] > 0
+        assert sum(stages.values()) <= manifest["seconds"] + 0.01  # laps of one clock: no time counted twice
+    summary = reference.summary
+    for stage in ingest_pipeline.STAGES:
+        assert summary.stage_seconds[stage] == pytest.approx(sum(m["stage_seconds"][stage] for m in found),
+                                                             abs=0.002)
+    assert "per page:  read " in summary.to_text() and " ms (in the workers)" in summary.to_text()
+
+
+@pytest.mark.parametrize(("jobs", "workers", "size"), [(13, 2, 2), (100, 2, 8), (8, 1, 2), (1, 4, 1), (0, 2, 1),
+                                                       (5, 0, 2)])
+def test_learn_batches_give_every_worker_several_tasks(jobs: int, workers: int, size: int) -> None:
+    assert ingest_pipeline.learn_batch_size(jobs, workers) == size
+
+
+def test_the_largest_inputs_are_submitted_first(crawl: Crawl, reference: Reference, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from fce.ingest.engine import LocalEngine
+
+    submitted: dict[str, list[str]] = {}
+    real_run = LocalEngine.run
+
+    def recording_run(self: Any, fn: Any, tasks: Any, **kw: Any) -> Any:
+        submitted[fn.__name__] = [Path(task.source.path).name for task in tasks if hasattr(task, "source")]
+        return real_run(self, fn, tasks, **kw)
+
+    monkeypatch.setattr(LocalEngine, "run", recording_run)
+    run(crawl, tmp_path / "out", MemoryStore())
+    by_size = [f.name for f in sorted(crawl.files, key=lambda f: -f.stat().st_size)]
+    assert by_size[0] != crawl.files[0].name  # the test means something: the order is not the given one
+    assert submitted["sample_input"] == submitted["detect_input"] == by_size
+
+
 def test_in_process_run_gives_the_same_rows(crawl: Crawl, reference: Reference, tmp_path: Path) -> None:
     run(crawl, tmp_path / "here", reference.store(), workers=0)
     assert sorted(map(json.dumps, rows_of(tmp_path / "here"))) == sorted(map(json.dumps, reference.rows))

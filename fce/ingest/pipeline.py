@@ -4,8 +4,11 @@ The whole job, :func:`ingest`::
 
     inputs ─► sample    one task per input: the bottom-k URL hashes per domain     (fce.ingest.sample)
            ─► merge     in the driver; domains with >= min_pages sampled pages and no fresh template
-           ─► learn     tasks of LEARN_BATCH domains: read the sampled pages again, learn, put with CAS
+           ─► learn     tasks of up to LEARN_BATCH domains: read the sampled pages again, learn, put with CAS
            ─► detect    one task per input: every record → one JSON line in OUT/<input>.<hash>.jsonl
+
+Tasks are submitted largest input first (and learn batches made small enough for every worker to get several),
+so that the run does not end with one worker busy on a big input while the others wait.
 
 ``learn_only`` stops after learning; ``detect_only`` skips straight to detection with the templates in the store.
 Only pages with a URL, HTML, within the size cap and a 2xx (or no) HTTP status are sampled; a page without a
@@ -66,8 +69,8 @@ from fce.errors import (
 from fce.ingest.domains import registered_domain
 from fce.ingest.engine import (
     Engine,
-    drop_swallowed_timeouts,
     open_engine,
+    prepare_worker,
     process_id,
     worker_extractor,
     worker_store,
@@ -111,8 +114,12 @@ DEFAULT_RECORD_TIMEOUT = DEFAULT_PAGE_TIMEOUT
 #: Further attempts of a task that failed because the store was unreachable.
 DEFAULT_RETRIES = 2
 
-#: Domains per learn task: enough to amortise a task's start-up, few enough to spread over the workers.
+#: Domains per learn task at most: enough to amortise a task's start-up (reopening inputs, ~1 ms) against
+#: learning a domain (~0.6 s for 30 pages of the benchmark), few enough to spread over the workers.
 LEARN_BATCH = 8
+#: Learn tasks per worker at least, when there are enough domains: a worker that draws the last task idles for
+#: at most about 1/LEARN_TASKS_PER_WORKER of a worker's share (13 domains on 2 workers went 8 + 5 before).
+LEARN_TASKS_PER_WORKER = 4
 #: Domains per ``get_many`` when the driver checks which templates are fresh.
 FRESHNESS_BATCH = 500
 #: Records read ahead and whose domains' templates are fetched in one round trip. At most the Extractor's LRU
@@ -120,6 +127,13 @@ FRESHNESS_BATCH = 500
 PREFETCH_RECORDS = min(200, TEMPLATE_CACHE_SIZE)
 #: ... and at most this many bytes of page bodies held at once (memory stays bounded whatever the input size).
 PREFETCH_BYTES = 32 * 1024 * 1024
+
+#: Where a detect task's time goes, measured per input (``stage_seconds`` of its manifest, summed in
+#: :attr:`IngestSummary.stage_seconds`): ``read`` the records off the input (decompression, WARC and HTTP
+#: headers, body) and their registered domains; ``store`` fetching templates; ``parse`` and ``extract`` (each
+#: with its time limit; ``extract`` is the template, or the fallback method); ``release`` freeing the parsed
+#: page and building the row; ``write`` encoding the row as JSON and writing it.
+STAGES = ("read", "store", "parse", "extract", "release", "write")
 
 
 # --- what tasks receive and return --------------------------------------------------------------------------
@@ -192,6 +206,7 @@ class InputResult:
     other_records: dict[str, int]
     domains: int
     seconds: float
+    stage_seconds: dict[str, float] = field(default_factory=dict)  # see STAGES
 
 
 # --- sample ------------------------------------------------------------------------------------------------
@@ -220,7 +235,7 @@ def sample_input(task: SampleTask) -> Sample:
 
 def learn_domains(task: LearnTask) -> list[LearnOutcome]:
     """Learn and store the templates of a batch of domains. Raises StoreFailure when the store is unreachable."""
-    drop_swallowed_timeouts()
+    prepare_worker(task.settings.owner)
     store = worker_store(task.settings.store, owner=task.settings.owner)  # type: ignore[arg-type]
     return [_learn_one(job, task.sources, store, task.settings) for job in task.jobs]
 
@@ -284,7 +299,7 @@ def detect_input(task: DetectTask) -> InputResult:
     ``.part`` file and no manifest is written, so a rerun does the input again.
     """
     settings = task.settings
-    drop_swallowed_timeouts()
+    prepare_worker(settings.owner)
     extractor = None
     if settings.method is None:
         extractor = worker_extractor(settings.store, owner=settings.owner,  # type: ignore[arg-type]
@@ -294,18 +309,23 @@ def detect_input(task: DetectTask) -> InputResult:
     domains: set[str] = set()
     unusable: dict[str, str] = {}  # domain -> why its stored template cannot be used
     started = time.perf_counter()
+    clock = _Stopwatch()
     part = f"{task.output}.part"
     # backslashreplace: a lone surrogate (possible in a JSON lines URL) is written as the JSON escape \udXXX.
     with open(part, "w", encoding="utf-8", errors="backslashreplace") as out:
         for batch in _batches(reader.records()):
+            clock.lap("read")
             if extractor is not None:
                 _prefetch(extractor, {domain for _, domain in batch if domain}, unusable)
+                clock.lap("store")
             for record, domain in batch:
-                row = _detect_record(record, domain, extractor, unusable, settings)
+                row = _detect_record(record, domain, extractor, unusable, settings, clock)
+                clock.lap("release")
                 out.write(json.dumps(row, ensure_ascii=False) + "\n")
                 counts[row["status"]] += 1
                 if row["domain"]:
                     domains.add(row["domain"])
+                clock.lap("write")
     os.replace(part, task.output)
     result = InputResult(
         input=task.source.path,
@@ -315,9 +335,27 @@ def detect_input(task: DetectTask) -> InputResult:
         other_records=dict(sorted(reader.other_records.items())),
         domains=len(domains),
         seconds=round(time.perf_counter() - started, 3),
+        stage_seconds=clock.rounded(),
     )
     _write_manifest(task, result)
     return result
+
+
+class _Stopwatch:
+    """Wall-clock seconds per stage: ``lap(stage)`` charges the time since the previous lap to ``stage``
+    (about 0.1 us a lap: a few per record)."""
+
+    def __init__(self) -> None:
+        self.seconds = dict.fromkeys(STAGES, 0.0)
+        self._last = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.seconds[stage] += now - self._last
+        self._last = now
+
+    def rounded(self) -> dict[str, float]:
+        return {stage: round(seconds, 4) for stage, seconds in self.seconds.items()}
 
 
 def _batches(records: Iterable[RawRecord]) -> Iterator[list[tuple[RawRecord, str | None]]]:
@@ -379,15 +417,18 @@ _INPUT_STATUS: tuple[tuple[type[InputError], str], ...] = (
 
 
 def _detect_record(record: RawRecord, domain: str | None, extractor: Extractor | None,
-                   unusable: dict[str, str], settings: Settings) -> dict[str, Any]:
+                   unusable: dict[str, str], settings: Settings, clock: _Stopwatch) -> dict[str, Any]:
     row: dict[str, Any] = dict.fromkeys(ROW_KEYS)
     row.update(record=record.index, url=record.url, domain=domain, http_status=record.http_status,
                bytes=record.size, text="")
     if record.status is not None:
         row.update(status=record.status, error=record.error)
         return row
+    stage = "parse"  # where the time of a record that fails goes
     try:
         page = _parse(record, settings)  # parsing and extracting each get the time limit, as in fce detect
+        clock.lap("parse")
+        stage = "extract"
         if domain is None:  # no URL: the page may name its site (canonical link, og:url)
             domain = row["domain"] = registered_domain(site_of(page))
         if settings.method is not None:
@@ -398,21 +439,26 @@ def _detect_record(record: RawRecord, domain: str | None, extractor: Extractor |
         else:
             assert extractor is not None
             detector = _detector(extractor, domain, unusable)  # outside the limit: it may wait for the store
+            clock.lap("store")
             if domain is not None and domain in unusable:
                 row.update(status="store_error", error=unusable[domain])
                 return row
             extraction = extract(page, detector, site=domain, fallback=extractor.fallback,
                                  min_fit=extractor.min_fit, timeout=settings.timeout)
+        clock.lap("extract")
     except PageTimeoutError as exc:
+        clock.lap(stage)
         row.update(status="timeout", error=str(exc))
         return row
     except InputError as exc:
+        clock.lap(stage)
         status = next(name for cls, name in _INPUT_STATUS if isinstance(exc, cls))
         row.update(status=status, error=str(exc))
         return row
     except (StoreFailure, KeyboardInterrupt):
         raise
     except Exception as exc:  # noqa: BLE001 -- one hostile page must cost one row, not the input (issue #7)
+        clock.lap(stage)
         row.update(status="error", error=f"{type(exc).__name__}: {exc}"[:1000])
         return row
     template_used = extraction.method == "template" or settings.method is not None
@@ -431,6 +477,17 @@ def output_paths(out_dir: Path, source: InputSource) -> tuple[Path, Path]:
     digest = hashlib.sha1(source.path.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     base = f"{source.name}.{digest}"
     return out_dir / f"{base}.jsonl", out_dir / f"{base}.manifest.json"
+
+
+def input_size(source: InputSource) -> int:
+    """Bytes of an input file, to submit the largest first (a folder, not walked here: 0; a file gone: 0, its
+    task reports it)."""
+    if source.kind == "html-dir":
+        return 0
+    try:
+        return os.path.getsize(source.path)
+    except OSError:
+        return 0
 
 
 def _input_stamp(source: InputSource) -> dict[str, int]:
@@ -454,6 +511,7 @@ def _write_manifest(task: DetectTask, result: InputResult) -> None:
         "other_records": result.other_records,
         "domains": result.domains,
         "seconds": result.seconds,
+        "stage_seconds": result.stage_seconds,
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "fce_version": __version__,
         "options": {"max_bytes": task.settings.max_bytes, "timeout": task.settings.timeout,
@@ -509,6 +567,7 @@ class IngestSummary:
     not_learned: dict[str, int] = field(default_factory=dict)  # reason -> domains
     seconds: float = 0.0
     phase_seconds: dict[str, float] = field(default_factory=dict)
+    stage_seconds: dict[str, float] = field(default_factory=dict)  # detect tasks' time per stage (STAGES), summed
     workers: int = 1
     out_dir: str = ""
     store: str | None = None
@@ -568,6 +627,10 @@ class IngestSummary:
                                                                    else ""))
         if self.phase_seconds:
             lines.append("phases:    " + ", ".join(f"{k} {v:.2f} s" for k, v in self.phase_seconds.items()))
+        if self.rows and any(self.stage_seconds.values()):
+            lines.append("per page:  " + " · ".join(f"{k} {1000 * v / self.rows:.2f}"
+                                                    for k, v in self.stage_seconds.items())
+                         + " ms (in the workers)")
         lines.append(f"out:       {self.out_dir}")
         if self.store:
             lines.append(f"store:     {self.store}")
@@ -677,9 +740,12 @@ def ingest(
         n_workers = max(runner.workers, 1)
     counts: Counter[str] = Counter()
     other: Counter[str] = Counter()
+    stages = dict.fromkeys(STAGES, 0.0)
     for result in results:
         counts.update(result.counts)
         other.update(result.other_records)
+        for stage, seconds in result.stage_seconds.items():
+            stages[stage] = stages.get(stage, 0.0) + seconds
     summary = IngestSummary(
         inputs=len(sources),
         completed=tuple(r.input for r in results),
@@ -694,6 +760,7 @@ def ingest(
         not_learned=dict(learn.not_learned),
         seconds=time.perf_counter() - started,
         phase_seconds=timer.seconds,
+        stage_seconds={stage: round(seconds, 3) for stage, seconds in stages.items()},
         workers=n_workers,
         out_dir=str(out),
         store=None if the_store is None else the_store.url,
@@ -766,7 +833,8 @@ def _bar(total: int, label: str, progress: bool) -> Any:
 
 def _sample_phase(runner: Engine, sources: Sequence[InputSource], settings: Settings, k: int, progress: bool,
                   failures: list[InputFailure]) -> Sample | None:
-    tasks = [SampleTask(i, source, k, settings) for i, source in enumerate(sources)]
+    tasks = sorted((SampleTask(i, source, k, settings) for i, source in enumerate(sources)),
+                   key=lambda task: -input_size(task.source))
     samples: list[Sample] = []
     with _bar(len(tasks), "sampling", progress) as bar:
         for index, outcome in runner.run(sample_input, tasks, label="sample"):
@@ -807,8 +875,8 @@ def _learn_phase(runner: Engine, store: TemplateStore, sample: Sample, sources: 
             continue
         pages = tuple((e.input, e.ref) for e in sample.entries[domain])
         jobs.append(LearnJob(domain, pages, expected_version=0 if record is None else record.version))
-    tasks = [LearnTask(tuple(jobs[i:i + LEARN_BATCH]), tuple(sources), settings)
-             for i in range(0, len(jobs), LEARN_BATCH)]
+    batch = learn_batch_size(len(jobs), runner.workers)
+    tasks = [LearnTask(tuple(jobs[i:i + batch]), tuple(sources), settings) for i in range(0, len(jobs), batch)]
     with _bar(len(tasks), "learning", progress) as bar:
         for index, outcome in runner.run(learn_domains, tasks, retries=retries, label="learn"):
             bar.update()
@@ -828,6 +896,12 @@ def _learn_phase(runner: Engine, store: TemplateStore, sample: Sample, sources: 
     report.learned.sort()
     report.not_learned = Counter({k: v for k, v in report.not_learned.items() if v})
     return report
+
+
+def learn_batch_size(jobs: int, workers: int) -> int:
+    """Domains per learn task: :data:`LEARN_BATCH`, or fewer so that each worker gets
+    :data:`LEARN_TASKS_PER_WORKER` tasks."""
+    return max(1, min(LEARN_BATCH, -(-jobs // (LEARN_TASKS_PER_WORKER * max(workers, 1)))))
 
 
 def _stored(store: TemplateStore, domains: Sequence[str]) -> tuple[dict[str, StoredTemplate], set[str]]:
@@ -868,7 +942,8 @@ def _fresh(record: StoredTemplate, domain: str, refresh_after: float | None) -> 
 
 def _detect_phase(runner: Engine, pending: Sequence[tuple[InputSource, Path, Path]], settings: Settings,
                   progress: bool, failures: list[InputFailure], retries: int) -> list[InputResult]:
-    tasks = [DetectTask(source, str(output), str(manifest), settings) for source, output, manifest in pending]
+    tasks = [DetectTask(source, str(output), str(manifest), settings)
+             for source, output, manifest in sorted(pending, key=lambda p: -input_size(p[0]))]
     results: list[InputResult] = []
     rows = 0
     started = time.perf_counter()
