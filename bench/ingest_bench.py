@@ -21,9 +21,10 @@ engine with ``--workers`` worker processes, in this order:
 
 pages/s counts every record (rows out) over the run's wall-clock time, sampling and learning included where the
 run does them; per core divides by the workers; per CPU-s divides by the CPU time of the driver and its workers
-(user + system), which a machine shared with other jobs distorts less. Per stage: the detect tasks' wall-clock
-time per page in each stage (``fce.ingest.pipeline.STAGES``: read, store, parse, extract, release, write), from
-the manifests; on a busy machine these include time waiting for a core. Worker peak RSS is the largest
+(user + system), which a machine shared with other jobs distorts less. Per stage: the detect tasks' CPU time
+(and wall-clock time) per page in each stage (``fce.ingest.detection.STAGES``: read, store, parse, extract,
+release, write), from the manifests; on a busy machine wall-clock includes time waiting for a core, CPU time
+much less so. Worker peak RSS is the largest
 ``ru_maxrss`` among the run's worker processes (``RUSAGE_CHILDREN``; workers are forked, so it includes what they
 inherit from the driver).
 """
@@ -140,6 +141,7 @@ def run_one(config: dict[str, Any]) -> dict[str, Any]:
         "counts": summary.counts,
         "phases": summary.phase_seconds,
         "stage_ms_per_page": {k: 1000 * v / max(summary.rows, 1) for k, v in summary.stage_seconds.items()},
+        "stage_cpu_ms_per_page": {k: 1000 * v / max(summary.rows, 1) for k, v in summary.stage_cpu_seconds.items()},
         "worker_peak_rss_mb": children.ru_maxrss / 1024,  # KiB on Linux
         "driver_peak_rss_mb": common.peak_rss_mb(),
     }
@@ -237,16 +239,16 @@ def print_table(results: dict[str, dict[str, Any]]) -> None:
         phases = ", ".join(f"{k} {v:.1f} s" for k, v in r["phases"].items())
         statuses = ", ".join(f"{k} {v}" for k, v in sorted(r["counts"].items()))
         print(f"  {name}: {phases}; {statuses}")
-    print_stages(results)
+    print_stages(results, "stage_cpu_ms_per_page", "CPU ms/page in detect tasks")
+    print_stages(results, "stage_ms_per_page", "wall ms/page in detect tasks")
 
 
-def print_stages(results: dict[str, dict[str, Any]]) -> None:
-    """The detect tasks' time per page and stage, in ms (worker wall-clock)."""
-    stages = list(next(iter(results.values()))["stage_ms_per_page"])
-    header = ("ms/page in detect tasks", *stages, "total")
+def print_stages(results: dict[str, dict[str, Any]], key: str, title: str) -> None:
+    """The detect tasks' time per page and stage, in ms."""
+    stages = list(next(iter(results.values()))[key])
+    header = (title, *stages, "total")
     rows = [header] + [
-        (name, *(f"{r['stage_ms_per_page'].get(s, 0.0):.2f}" for s in stages),
-         f"{sum(r['stage_ms_per_page'].values()):.2f}")
+        (name, *(f"{r[key].get(s, 0.0):.2f}" for s in stages), f"{sum(r[key].values()):.2f}")
         for name, r in results.items()
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
