@@ -99,7 +99,9 @@ def test_manifests_and_summary_say_where_the_time_went(crawl: Crawl, reference: 
     for stage in ingest_detection.STAGES:
         assert summary.stage_seconds[stage] == pytest.approx(sum(m["stage_seconds"][stage] for m in found),
                                                              abs=0.002)
-    assert "per page:  read " in summary.to_text() and " ms (in the workers)" in summary.to_text()
+    assert "cpu/page:  read " in summary.to_text() and " ms (CPU, in the workers)" in summary.to_text()
+    assert "wall/page: read " in summary.to_text()
+    assert summary.stage_cpu_seconds["extract"] > 0
 
 
 def test_the_largest_inputs_are_submitted_first(crawl: Crawl, reference: Reference, tmp_path: Path,

@@ -185,10 +185,11 @@ class IngestSummary:
                                                                    else ""))
         if self.phase_seconds:
             lines.append("phases:    " + ", ".join(f"{k} {v:.2f} s" for k, v in self.phase_seconds.items()))
-        if self.rows and any(self.stage_seconds.values()):
-            lines.append("per page:  " + " · ".join(f"{k} {1000 * v / self.rows:.2f}"
-                                                    for k, v in self.stage_seconds.items())
-                         + " ms (in the workers)")
+        for label, stages, what in (("cpu/page:  ", self.stage_cpu_seconds, "CPU"),
+                                    ("wall/page: ", self.stage_seconds, "wall-clock")):
+            if self.rows and any(stages.values()):
+                lines.append(label + " · ".join(f"{k} {1000 * v / self.rows:.2f}" for k, v in stages.items())
+                             + f" ms ({what}, in the workers)")
         lines.append(f"out:       {self.out_dir}")
         if self.store:
             lines.append(f"store:     {self.store}")
