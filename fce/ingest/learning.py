@@ -26,11 +26,13 @@ if TYPE_CHECKING:
 __all__ = ["LearnJob", "LearnOutcome", "LearnTask", "SampleTask", "learn_batch_size", "learn_domains",
            "sample_input"]
 
-#: Domains per learn task at most: enough to amortise a task's start-up (reopening inputs, ~1 ms) against
-#: learning a domain (~0.6 s for 30 pages of the benchmark), few enough to spread over the workers.
+#: Domains per learn task at most: enough to amortise a task's start-up (shipping the run's list of inputs,
+#: reopening them) against learning a domain (~0.6 s for 30 pages of the benchmark, measured in one process),
+#: few enough to spread over the workers.
 LEARN_BATCH = 8
 #: Learn tasks per worker at least, when there are enough domains: a worker that draws the last task idles for
-#: at most about 1/LEARN_TASKS_PER_WORKER of a worker's share (13 domains on 2 workers went 8 + 5 before).
+#: at most about 1/LEARN_TASKS_PER_WORKER of a worker's share (13 domains on 2 workers went 8 + 5 before). The
+#: price: in a small run more workers learn, and each pays importing scikit-learn once (0.97 s of CPU, measured).
 LEARN_TASKS_PER_WORKER = 4
 
 
