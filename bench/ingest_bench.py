@@ -12,6 +12,8 @@ engine with ``--workers`` worker processes, in this order:
   (``detect_only``): the steady state of a crawl that learned once;
 * ``trafilatura`` — the same pipeline (readers, parse, workers, output rows) with ``trafilatura.extract`` on the
   parsed tree as the extractor instead of templates (``ingest(method=...)``);
+* ``pipeline floor`` — the same pipeline with an extractor that returns nothing: reading, parsing, rows and
+  workers alone, the most any extractor could run at;
 * ``... sites of >= 20 pages`` — the warm run and trafilatura on the pages of the sites that have enough pages
   to be learned (the template path; most other pages are from one-page sites and go to the fallback);
 * ``fce detect (warm) ×C`` — the warm run on the WARCs written C times over (URLs made distinct), to show that
@@ -19,7 +21,10 @@ engine with ``--workers`` worker processes, in this order:
 
 pages/s counts every record (rows out) over the run's wall-clock time, sampling and learning included where the
 run does them; per core divides by the workers; per CPU-s divides by the CPU time of the driver and its workers
-(user + system), which a machine shared with other jobs does not distort. Worker peak RSS is the largest
+(user + system), which a machine shared with other jobs distorts less. Per stage: the detect tasks' CPU time
+(and wall-clock time) per page in each stage (``fce.ingest.detection.STAGES``: read, store, parse, extract,
+release, write), from the manifests; on a busy machine wall-clock includes time waiting for a core, CPU time
+much less so. Worker peak RSS is the largest
 ``ru_maxrss`` among the run's worker processes (``RUSAGE_CHILDREN``; workers are forked, so it includes what they
 inherit from the driver).
 """
@@ -46,6 +51,7 @@ from fce.ingest import DEFAULT_MIN_PAGES  # noqa: E402
 
 DATASETS = ("msv-big9", "cleanportaleval", "scrapinghub", "l3s-gn1", "cleaneval")
 TRAFILATURA = "trafilatura-bench"
+NOTHING = "nothing-bench"
 
 
 # --- the WARC --------------------------------------------------------------------------------------------
@@ -100,11 +106,23 @@ def _register_trafilatura() -> None:
         return [ExtractedBlock("trafilatura", text, 0)] if text else []
 
 
+def _register_nothing() -> None:
+    """An extractor that returns nothing: what is left is the pipeline's own cost (the ``pipeline floor`` run)."""
+    from fce.extraction import ExtractedBlock
+    from fce.methods import register
+
+    @register(NOTHING, paper="-", description="returns nothing: the pipeline without extraction")
+    def _extract(page: Any) -> list[ExtractedBlock]:
+        return []
+
+
 def run_one(config: dict[str, Any]) -> dict[str, Any]:
     from fce.ingest import ingest
 
     if config.get("method") == TRAFILATURA:
         _register_trafilatura()
+    elif config.get("method") == NOTHING:
+        _register_nothing()
     started = time.perf_counter()
     summary = ingest(config["inputs"], out_dir=config["out"], store=config["store"], workers=config["workers"],
                      detect_only=config.get("detect_only", False), method=config.get("method"), progress=False)
@@ -122,6 +140,8 @@ def run_one(config: dict[str, Any]) -> dict[str, Any]:
         "learned": len(summary.learned),
         "counts": summary.counts,
         "phases": summary.phase_seconds,
+        "stage_ms_per_page": {k: 1000 * v / max(summary.rows, 1) for k, v in summary.stage_seconds.items()},
+        "stage_cpu_ms_per_page": {k: 1000 * v / max(summary.rows, 1) for k, v in summary.stage_cpu_seconds.items()},
         "worker_peak_rss_mb": children.ru_maxrss / 1024,  # KiB on Linux
         "driver_peak_rss_mb": common.peak_rss_mb(),
     }
@@ -172,6 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             {**base, "name": "fce learn+detect", "out": str(work / "cold")},
             {**base, "name": "fce detect (warm)", "out": str(work / "warm"), "detect_only": True},
             {**base, "name": "trafilatura", "out": str(work / "traf"), "method": TRAFILATURA},
+            {**base, "name": "pipeline floor (no extractor)", "out": str(work / "floor"), "method": NOTHING},
             {**base, "name": f"fce detect (warm), sites of >= {DEFAULT_MIN_PAGES} pages", "detect_only": True,
              "out": str(work / "warm-learnable"), "inputs": [str(p) for p in learnable[0]]},
             {**base, "name": f"trafilatura, sites of >= {DEFAULT_MIN_PAGES} pages", "method": TRAFILATURA,
@@ -218,6 +239,25 @@ def print_table(results: dict[str, dict[str, Any]]) -> None:
         phases = ", ".join(f"{k} {v:.1f} s" for k, v in r["phases"].items())
         statuses = ", ".join(f"{k} {v}" for k, v in sorted(r["counts"].items()))
         print(f"  {name}: {phases}; {statuses}")
+    print_stages(results, "stage_cpu_ms_per_page", "CPU ms/page in detect tasks")
+    print_stages(results, "stage_ms_per_page", "wall ms/page in detect tasks")
+
+
+def print_stages(results: dict[str, dict[str, Any]], key: str, title: str) -> None:
+    """The detect tasks' time per page and stage, in ms."""
+    stages = list(next(iter(results.values()))[key])
+    header = (title, *stages, "total")
+    rows = [header] + [
+        (name, *(f"{r[key].get(s, 0.0):.2f}" for s in stages), f"{sum(r[key].values()):.2f}")
+        for name, r in results.items()
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    print()
+    for n, row in enumerate(rows):
+        print("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths,
+                                                                                                    strict=True))))
+        if n == 0:
+            print("  ".join("-" * w for w in widths))
 
 
 if __name__ == "__main__":

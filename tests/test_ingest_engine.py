@@ -104,6 +104,28 @@ def test_local_engine_recovers_from_a_dead_worker(tmp_path: Path) -> None:
     assert results == {0: "survived", 1: "survived"}
 
 
+def _prepared_freeze_count(owner: tuple[str, int]) -> int:
+    import gc
+
+    from fce.ingest.engine import prepare_worker
+
+    prepare_worker(owner)
+    prepare_worker(owner)  # once per process
+    return gc.get_freeze_count()
+
+
+def test_workers_freeze_their_start_up_objects_and_the_driver_does_not() -> None:
+    import gc
+
+    from fce.ingest.engine import process_id
+
+    before = gc.get_freeze_count()
+    assert _prepared_freeze_count(process_id()) == before  # the driver: untouched
+    with LocalEngine(1) as engine:
+        ((_, frozen),) = engine.run(_prepared_freeze_count, [process_id()])
+    assert isinstance(frozen, int) and frozen > 1000  # fce's modules, lxml, tldextract's list, ...
+
+
 def test_open_engine_checks_its_arguments() -> None:
     with pytest.raises(ValueError, match="--scheduler"):
         open_engine("local", scheduler="tcp://x:1")

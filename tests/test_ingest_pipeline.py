@@ -15,6 +15,8 @@ import pytest
 
 from fce.errors import SourceError, StoreFailure
 from fce.ingest import ROW_KEYS, ingest
+from fce.ingest import detection as ingest_detection
+from fce.ingest import learning as ingest_learning
 from fce.ingest import pipeline as ingest_pipeline
 from fce.ingest.readers import JsonLinesReader
 from fce.sitegen import generate_site, write_site
@@ -84,6 +86,40 @@ def test_local_pool_learns_and_extracts_every_record(crawl: Crawl, reference: Re
     assert sum(m["rows"] for m in found) == crawl.records
     assert {Path(m["input"]).name: m["other_records"] for m in found} == crawl.other
     assert f"records:   {crawl.records} in" in summary.to_text()
+
+
+def test_manifests_and_summary_say_where_the_time_went(crawl: Crawl, reference: Reference) -> None:
+    found = manifests(reference.out)
+    for manifest in found:
+        stages = manifest["stage_seconds"]
+        assert sorted(stages) == sorted(ingest_detection.STAGES)
+        assert stages["parse"] > 0 and stages["extract"] > 0 and stages["read"] > 0
+        assert sum(stages.values()) <= manifest["seconds"] + 0.01  # laps of one clock: no time counted twice
+    summary = reference.summary
+    for stage in ingest_detection.STAGES:
+        assert summary.stage_seconds[stage] == pytest.approx(sum(m["stage_seconds"][stage] for m in found),
+                                                             abs=0.002)
+    assert "cpu/page:  read " in summary.to_text() and " ms (CPU, in the workers)" in summary.to_text()
+    assert "wall/page: read " in summary.to_text()
+    assert summary.stage_cpu_seconds["extract"] > 0
+
+
+def test_the_largest_inputs_are_submitted_first(crawl: Crawl, reference: Reference, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from fce.ingest.engine import LocalEngine
+
+    submitted: dict[str, list[str]] = {}
+    real_run = LocalEngine.run
+
+    def recording_run(self: Any, fn: Any, tasks: Any, **kw: Any) -> Any:
+        submitted[fn.__name__] = [Path(task.source.path).name for task in tasks if hasattr(task, "source")]
+        return real_run(self, fn, tasks, **kw)
+
+    monkeypatch.setattr(LocalEngine, "run", recording_run)
+    run(crawl, tmp_path / "out", MemoryStore())
+    by_size = [f.name for f in sorted(crawl.files, key=lambda f: -f.stat().st_size)]
+    assert by_size[0] != crawl.files[0].name  # the test means something: the order is not the given one
+    assert submitted["sample_input"] == submitted["detect_input"] == by_size
 
 
 def test_in_process_run_gives_the_same_rows(crawl: Crawl, reference: Reference, tmp_path: Path) -> None:
@@ -220,14 +256,14 @@ def test_missing_input_and_unreadable_store_are_errors(crawl: Crawl, tmp_path: P
 
 
 def test_hostile_page_costs_one_row(crawl: Crawl, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real_extract = ingest_pipeline.extract
+    real_extract = ingest_detection.extract
 
     def explode(page: Any, *args: Any, **kwargs: Any) -> Any:
         if page.url and page.url.endswith("missing.html"):
             raise RecursionError("maximum recursion depth exceeded")
         return real_extract(page, *args, **kwargs)
 
-    monkeypatch.setattr(ingest_pipeline, "extract", explode)
+    monkeypatch.setattr(ingest_detection, "extract", explode)
     summary = run(crawl, tmp_path / "out", MemoryStore())
     rows = {r["url"]: r for r in rows_of(tmp_path / "out")}
     assert rows["https://beta.org/missing.html"]["status"] == "error"
@@ -300,8 +336,8 @@ def test_redis_dropped_mid_input_loses_nothing(tmp_path: Path, stoppable_redis: 
     inputs = [str(f) for f in crawl.files] + [str(third)]
     ingest(inputs, out_dir=tmp_path / "learn", store=stoppable_redis.url, learn_only=True, max_bytes=MAX_BYTES,
            progress=False)
-    monkeypatch.setattr(ingest_pipeline, "PREFETCH_RECORDS", 2)  # several store round trips per input
-    real_open = ingest_pipeline.open_input
+    monkeypatch.setattr(ingest_detection, "PREFETCH_RECORDS", 2)  # several store round trips per input
+    real_open = ingest_detection.open_input
 
     def open_and_stop(source: Any, **kw: Any) -> Any:
         reader = real_open(source, **kw)
@@ -317,13 +353,13 @@ def test_redis_dropped_mid_input_loses_nothing(tmp_path: Path, stoppable_redis: 
             reader.records = stop_after_two  # type: ignore[method-assign]
         return reader
 
-    monkeypatch.setattr(ingest_pipeline, "open_input", open_and_stop)
+    monkeypatch.setattr(ingest_detection, "open_input", open_and_stop)
     with pytest.raises(StoreFailure, match=f"redis://127.0.0.1:{stoppable_redis.port}/0.*1 of 3 inputs not completed"):
         ingest(inputs, out_dir=tmp_path / "out", store=stoppable_redis.url, detect_only=True, max_bytes=MAX_BYTES,
                workers=0, retries=0, progress=False)
     assert len(manifests(tmp_path / "out")) == 2
     assert list((tmp_path / "out").glob("late.jsonl.*.jsonl.part"))  # half written, not taken for done
-    monkeypatch.setattr(ingest_pipeline, "open_input", real_open)
+    monkeypatch.setattr(ingest_detection, "open_input", real_open)
     stoppable_redis.start()
     rerun = ingest(inputs, out_dir=tmp_path / "out", store=stoppable_redis.url, detect_only=True,
                    max_bytes=MAX_BYTES, workers=0, progress=False)
@@ -337,14 +373,14 @@ def test_redis_dropped_mid_input_loses_nothing(tmp_path: Path, stoppable_redis: 
 
 def test_a_crash_while_learning_costs_only_that_domain(crawl: Crawl, tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    real_learn = ingest_pipeline.learn_template
+    real_learn = ingest_learning.learn_template
 
     def learn(pages: Any, site: str, **kwargs: Any) -> Any:
         if site == "beta.org":
             raise RecursionError("maximum recursion depth exceeded")
         return real_learn(pages, site, **kwargs)
 
-    monkeypatch.setattr(ingest_pipeline, "learn_template", learn)
+    monkeypatch.setattr(ingest_learning, "learn_template", learn)
     summary = run(crawl, tmp_path / "out", MemoryStore())
     assert summary.learned == ("alpha.co.uk",) and summary.not_learned == {"failed": 1, "too_few_pages": 1}
     assert summary.rows == crawl.records and not summary.failures

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import zlib
 from pathlib import Path
+from typing import Any
 
 import brotli
 import pytest
@@ -155,6 +157,21 @@ def test_folder_of_html_files(tmp_path: Path) -> None:
     assert {r.url for r in records[:3]} == {p.url for p in pages}
     assert records[3].url is None and records[4].status == "too_large"
     assert [r.data for r in reader.read_refs(["b.htm"])] == [HTML]
+
+
+def test_folder_file_that_grows_while_read_is_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    page = tmp_path / "site" / "p.html"
+    page.parent.mkdir()
+    page.write_bytes(HTML)
+    real_stat = Path.stat
+
+    def stale_stat(self: Path, **kw: Any) -> Any:  # the size seen before the file was appended to
+        result = real_stat(self, **kw)
+        return os.stat_result((*result[:6], 10, *result[7:])) if self == page else result
+
+    monkeypatch.setattr(Path, "stat", stale_stat)
+    (record,) = FolderReader(InputSource(str(page.parent), "html-dir")).records()
+    assert record.data == HTML
 
 
 def test_expand_inputs(tmp_path: Path) -> None:

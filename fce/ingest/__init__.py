@@ -5,9 +5,12 @@
     >>> print(summary.to_text())
 
 Stages, one module each: :mod:`~fce.ingest.readers` (files → records), :mod:`~fce.ingest.domains` (URL →
-registered domain), :mod:`~fce.ingest.sample` (bottom-k sample per domain), :mod:`~fce.ingest.engine` (local
-processes or Dask; per-worker state; time limits) and :mod:`~fce.ingest.pipeline` (the orchestrator,
-:func:`ingest`). The Typer command is :func:`fce.ingest.command.ingest_command`.
+registered domain), :mod:`~fce.ingest.sample` (bottom-k sample per domain), :mod:`~fce.ingest.learning` (the
+sample and learn tasks), :mod:`~fce.ingest.detection` (the detect task: records → rows),
+:mod:`~fce.ingest.outputs` (rows files and manifests), :mod:`~fce.ingest.settings` (what every task receives),
+:mod:`~fce.ingest.engine` (local processes or Dask; per-worker state; time limits) and
+:mod:`~fce.ingest.pipeline` (the orchestrator, :func:`ingest`). The Typer command is
+:func:`fce.ingest.command.ingest_command`.
 """
 
 from fce.ingest.domains import registered_domain

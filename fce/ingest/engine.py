@@ -18,11 +18,12 @@ worker holds one connection pool however many tasks it runs; one :class:`~fce.pi
 
 **Time limits** are :mod:`fce.limits` (``SIGALRM`` in a process's main thread — local pool workers, ``workers=0`` —
 and a watchdog thread in Dask's worker threads); :func:`drop_swallowed_timeouts` keeps the interruptions that
-land in finalizers out of the logs.
+land in finalizers out of the logs. :func:`prepare_worker` is what every task does first.
 """
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import socket
@@ -48,6 +49,7 @@ __all__ = [
     "LocalEngine",
     "drop_swallowed_timeouts",
     "open_engine",
+    "prepare_worker",
     "process_id",
     "worker_extractor",
     "worker_store",
@@ -90,6 +92,28 @@ def drop_swallowed_timeouts() -> None:
     """Install :class:`_DropExpired` in this process (idempotent; re-installed if another hook replaced it)."""
     if not isinstance(sys.unraisablehook, _DropExpired):
         sys.unraisablehook = _DropExpired(sys.unraisablehook)
+
+
+_frozen_in: int | None = None  # the pid of the worker process whose start-up objects were frozen
+
+
+def prepare_worker(owner: tuple[str, int]) -> None:
+    """What every task does first: :func:`drop_swallowed_timeouts`, and, once per worker process (not in the
+    driver, ``owner``), ``gc.freeze()``.
+
+    Freezing moves the objects a worker holds when its first task starts (the modules of fce, lxml, tldextract's
+    suffix list, Dask; inherited from the driver when forked) out of the cyclic garbage collector's reach, so a
+    full collection no longer walks them. Records make no reference cycles (a collection after 740 pages of the
+    benchmark found none), but they allocate enough objects to trigger full collections: 63 ms each, 0.34 ms a
+    page, and 0.03 ms a page once frozen (the benchmark's pages in one process, ``gc.callbacks``). What is frozen
+    is never collected, which costs nothing here: it lives as long as the worker.
+    """
+    global _frozen_in
+    drop_swallowed_timeouts()
+    pid = os.getpid()
+    if _frozen_in != pid and process_id() != owner:
+        gc.freeze()
+        _frozen_in = pid
 
 
 # --- per-process state of workers ---------------------------------------------------------------------------

@@ -1,18 +1,22 @@
 """``fce ingest``: learn and apply site templates over crawl files, per registered domain.
 
-The whole job, :func:`ingest`::
+The whole job, :func:`ingest` (the tasks are in :mod:`~fce.ingest.learning` and :mod:`~fce.ingest.detection`,
+what they write in :mod:`~fce.ingest.outputs`)::
 
-    inputs ─► sample    one task per input: the bottom-k URL hashes per domain     (fce.ingest.sample)
+    inputs ─► sample    one task per input: the bottom-k URL hashes per domain     (learning.sample_input)
            ─► merge     in the driver; domains with >= min_pages sampled pages and no fresh template
-           ─► learn     tasks of LEARN_BATCH domains: read the sampled pages again, learn, put with CAS
+           ─► learn     tasks of up to LEARN_BATCH domains: read the sampled pages again, learn, put with CAS
            ─► detect    one task per input: every record → one JSON line in OUT/<input>.<hash>.jsonl
+
+Tasks are submitted largest input first (and learn batches made small enough for every worker to get several),
+so that the run does not end with one worker busy on a big input while the others wait.
 
 ``learn_only`` stops after learning; ``detect_only`` skips straight to detection with the templates in the store.
 Only pages with a URL, HTML, within the size cap and a 2xx (or no) HTTP status are sampled; a page without a
 URL (a folder without ``.json`` metadata) takes its domain from its canonical link or ``og:url`` when detected.
 
 **Rows.** Exactly one per record (see :mod:`fce.ingest.readers` for what a record is), in input order, with the
-keys of :data:`ROW_KEYS`. ``status`` is one of :data:`STATUSES`:
+keys of :data:`~fce.ingest.detection.ROW_KEYS`. ``status`` is one of :data:`~fce.ingest.detection.STATUSES`:
 
 =====================  ========================================================================================
 ``ok``                 extracted with the domain's template (with ``method``: that method ran)
@@ -37,53 +41,33 @@ so a rerun of the same command skips them and completes the job.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import sys
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fce.errors import (
-    EmptyPageError,
-    FceError,
-    InputError,
-    LearnError,
-    NotHTMLError,
-    PageTimeoutError,
-    PageTooLargeError,
-    SourceError,
-    StoreFailure,
-    TemplateError,
-)
+from fce.errors import FceError, SourceError, StoreFailure, TemplateError
+from fce.ingest.detection import ROW_KEYS, STAGES, STATUSES, DetectTask, InputResult, detect_input
 from fce.ingest.domains import registered_domain
-from fce.ingest.engine import (
-    Engine,
-    drop_swallowed_timeouts,
-    open_engine,
-    process_id,
-    worker_extractor,
-    worker_store,
-)
-from fce.ingest.readers import InputSource, RawRecord, expand_inputs, open_input
-from fce.ingest.sample import Sample, Sampler, merge_samples
+from fce.ingest.engine import Engine, open_engine, process_id
+from fce.ingest.learning import LearnJob, LearnTask, SampleTask, learn_batch_size, learn_domains, sample_input
+from fce.ingest.outputs import completed_manifest, input_size, output_paths
+from fce.ingest.readers import InputSource, expand_inputs
+from fce.ingest.sample import Sample, merge_samples
+from fce.ingest.settings import Settings
 from fce.learn import RECOMMENDED_PAGES
-from fce.limits import DEFAULT_PAGE_TIMEOUT, run_limited
-from fce.parse import MAX_PAGE_BYTES, Page, parse_page
-from fce.pipeline import DEFAULT_FALLBACK, TEMPLATE_CACHE_SIZE, extract, learn_template
-from fce.sites import site_of
+from fce.limits import DEFAULT_PAGE_TIMEOUT
+from fce.parse import MAX_PAGE_BYTES
+from fce.pipeline import DEFAULT_FALLBACK
 from fce.template import Template
 
 if TYPE_CHECKING:
-    from fce.detect import Detector
-    from fce.pipeline import Extractor
     from templates_store import StoredTemplate, TemplateStore
 
 __all__ = [
@@ -97,10 +81,6 @@ __all__ = [
     "ingest",
 ]
 
-STATUSES = ("ok", "fallback", "skipped_non_html", "too_large", "timeout", "decode_error", "not_html", "empty",
-            "store_error", "error")
-ROW_KEYS = ("record", "url", "domain", "status", "method", "fit", "fallback_reason", "http_status", "bytes",
-            "error", "text")
 
 #: Pages sampled per domain. The paper learns from "between 20 to 30 web pages" (Nguyen et al., §IV).
 DEFAULT_K = 30
@@ -111,373 +91,8 @@ DEFAULT_RECORD_TIMEOUT = DEFAULT_PAGE_TIMEOUT
 #: Further attempts of a task that failed because the store was unreachable.
 DEFAULT_RETRIES = 2
 
-#: Domains per learn task: enough to amortise a task's start-up, few enough to spread over the workers.
-LEARN_BATCH = 8
 #: Domains per ``get_many`` when the driver checks which templates are fresh.
 FRESHNESS_BATCH = 500
-#: Records read ahead and whose domains' templates are fetched in one round trip. At most the Extractor's LRU
-#: size, so that a batch's templates are still cached when its records are processed.
-PREFETCH_RECORDS = min(200, TEMPLATE_CACHE_SIZE)
-#: ... and at most this many bytes of page bodies held at once (memory stays bounded whatever the input size).
-PREFETCH_BYTES = 32 * 1024 * 1024
-
-
-# --- what tasks receive and return --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The run's parameters, shipped with every task (a store is pickled without its connection)."""
-
-    run_id: str
-    owner: tuple[str, int]  # the driver process; tasks run there use its store object directly
-    store: TemplateStore | None
-    max_bytes: int
-    timeout: float | None
-    min_pages: int
-    fallback: str | None
-    method: str | None
-    ttl: float | None
-
-
-@dataclass(frozen=True)
-class SampleTask:
-    index: int
-    source: InputSource
-    k: int
-    settings: Settings
-
-
-@dataclass(frozen=True)
-class LearnJob:
-    domain: str
-    pages: tuple[tuple[int, int | str], ...]  # (input index, ref), in sample (hash) order
-    expected_version: int  # the version read by the driver (0: none): compare-and-set
-
-
-@dataclass(frozen=True)
-class LearnTask:
-    jobs: tuple[LearnJob, ...]
-    sources: tuple[InputSource, ...]
-    settings: Settings
-
-
-@dataclass(frozen=True)
-class LearnOutcome:
-    """``status``: ``learned``, ``conflict`` (a newer template was stored meanwhile: kept), ``too_few`` (not
-    enough usable pages), ``timeout`` or ``failed``."""
-
-    domain: str
-    status: str
-    version: int | None = None
-    message: str | None = None
-
-
-@dataclass(frozen=True)
-class DetectTask:
-    source: InputSource
-    output: str
-    manifest: str
-    settings: Settings
-
-
-@dataclass(frozen=True)
-class InputResult:
-    """What one detect task wrote (also the manifest's content)."""
-
-    input: str
-    output: str
-    rows: int
-    counts: dict[str, int]
-    other_records: dict[str, int]
-    domains: int
-    seconds: float
-
-
-# --- sample ------------------------------------------------------------------------------------------------
-
-
-def _samplable(record: RawRecord) -> bool:
-    """Pages worth learning from: readable HTML with a URL, and not an error page or a redirect."""
-    return record.status is None and bool(record.url) and (record.http_status is None
-                                                           or 200 <= record.http_status < 300)
-
-
-def sample_input(task: SampleTask) -> Sample:
-    """Map side of the sample: the bottom-k of every domain of one input (bodies are not read)."""
-    sampler = Sampler(task.k)
-    reader = open_input(task.source, max_bytes=task.settings.max_bytes)
-    for record in reader.records(payload=False):
-        if _samplable(record):
-            domain = registered_domain(record.url)
-            if domain is not None:
-                sampler.add(domain, record.url, task.index, record.ref)  # type: ignore[arg-type]
-    return sampler.result()
-
-
-# --- learn -------------------------------------------------------------------------------------------------
-
-
-def learn_domains(task: LearnTask) -> list[LearnOutcome]:
-    """Learn and store the templates of a batch of domains. Raises StoreFailure when the store is unreachable."""
-    drop_swallowed_timeouts()
-    store = worker_store(task.settings.store, owner=task.settings.owner)  # type: ignore[arg-type]
-    return [_learn_one(job, task.sources, store, task.settings) for job in task.jobs]
-
-
-def _learn_one(job: LearnJob, sources: Sequence[InputSource], store: TemplateStore,
-               settings: Settings) -> LearnOutcome:
-    from templates_store import StoreCorrupt, StoreError, VersionConflict
-
-    pages: dict[tuple[int, int | str], Page] = {}
-    by_input: dict[int, list[int | str]] = {}
-    for index, ref in job.pages:
-        by_input.setdefault(index, []).append(ref)
-    for index, refs in sorted(by_input.items()):
-        for record in open_input(sources[index], max_bytes=settings.max_bytes).read_refs(refs):
-            if record.status is not None:
-                continue
-            try:
-                pages[(index, record.ref)] = _parse(record, settings)
-            except (InputError, PageTimeoutError):
-                continue  # a sampled page that is not usable: learn from the others
-    usable = [pages[key] for key in job.pages if key in pages]  # in sample order: independent of file order
-    if len(usable) < settings.min_pages:
-        return LearnOutcome(job.domain, "too_few",
-                            message=f"{len(usable)} usable of {len(job.pages)} sampled pages")
-    try:  # at most ``timeout`` seconds per page
-        template = learn_template(usable, job.domain, timeout=settings.timeout)
-    except LearnError as exc:
-        return LearnOutcome(job.domain, "too_few", message=str(exc))
-    except PageTimeoutError as exc:
-        return LearnOutcome(job.domain, "timeout", message=str(exc))
-    except Exception as exc:  # noqa: BLE001 -- hostile pages must cost their domain's template, not the run
-        return LearnOutcome(job.domain, "failed", message=f"{type(exc).__name__}: {exc}"[:1000])
-    try:
-        version = store.put(job.domain, template.to_json(), expected_version=job.expected_version,
-                            ttl=settings.ttl)
-    except VersionConflict as exc:
-        return LearnOutcome(job.domain, "conflict", version=exc.actual, message=str(exc))
-    except StoreCorrupt as exc:
-        return LearnOutcome(job.domain, "failed", message=str(exc))
-    except StoreError as exc:
-        raise StoreFailure(str(exc)) from None
-    return LearnOutcome(job.domain, "learned", version=version)
-
-
-def _parse(record: RawRecord, settings: Settings) -> Page:
-    """Parse a record's body, within the time limit."""
-    data = record.data
-    assert data is not None
-    return run_limited(settings.timeout, lambda: parse_page(data, url=record.url, declared_charset=record.charset,
-                                                            source=record.url, max_bytes=settings.max_bytes),
-                       source=record.url)
-
-
-# --- detect ------------------------------------------------------------------------------------------------
-
-
-def detect_input(task: DetectTask) -> InputResult:
-    """Extract every record of one input into its JSON lines file, then write its manifest.
-
-    Raises :class:`~fce.errors.StoreFailure` when the store cannot be reached; the output is then left as a
-    ``.part`` file and no manifest is written, so a rerun does the input again.
-    """
-    settings = task.settings
-    drop_swallowed_timeouts()
-    extractor = None
-    if settings.method is None:
-        extractor = worker_extractor(settings.store, owner=settings.owner,  # type: ignore[arg-type]
-                                     run_id=settings.run_id, fallback=settings.fallback)
-    reader = open_input(task.source, max_bytes=settings.max_bytes)
-    counts: Counter[str] = Counter()
-    domains: set[str] = set()
-    unusable: dict[str, str] = {}  # domain -> why its stored template cannot be used
-    started = time.perf_counter()
-    part = f"{task.output}.part"
-    # backslashreplace: a lone surrogate (possible in a JSON lines URL) is written as the JSON escape \udXXX.
-    with open(part, "w", encoding="utf-8", errors="backslashreplace") as out:
-        for batch in _batches(reader.records()):
-            if extractor is not None:
-                _prefetch(extractor, {domain for _, domain in batch if domain}, unusable)
-            for record, domain in batch:
-                row = _detect_record(record, domain, extractor, unusable, settings)
-                out.write(json.dumps(row, ensure_ascii=False) + "\n")
-                counts[row["status"]] += 1
-                if row["domain"]:
-                    domains.add(row["domain"])
-    os.replace(part, task.output)
-    result = InputResult(
-        input=task.source.path,
-        output=task.output,
-        rows=sum(counts.values()),
-        counts=dict(sorted(counts.items())),
-        other_records=dict(sorted(reader.other_records.items())),
-        domains=len(domains),
-        seconds=round(time.perf_counter() - started, 3),
-    )
-    _write_manifest(task, result)
-    return result
-
-
-def _batches(records: Iterable[RawRecord]) -> Iterator[list[tuple[RawRecord, str | None]]]:
-    batch: list[tuple[RawRecord, str | None]] = []
-    size = 0
-    for record in records:
-        batch.append((record, registered_domain(record.url)))
-        size += len(record.data) if record.data is not None else 0
-        if len(batch) >= PREFETCH_RECORDS or size >= PREFETCH_BYTES:
-            yield batch
-            batch, size = [], 0
-    if batch:
-        yield batch
-
-
-def _is_corrupt(exc: StoreFailure) -> bool:
-    """A StoreFailure from an unreadable record of one site (not an unreachable store)."""
-    from templates_store import StoreCorrupt
-
-    return isinstance(exc.__cause__ or exc.__context__, StoreCorrupt)
-
-
-def _prefetch(extractor: Extractor, domains: set[str], unusable: dict[str, str]) -> None:
-    """Fetch the templates of a batch's domains in one round trip; a domain whose template is unusable is put in
-    ``unusable`` (its records become store_error rows). StoreFailure for an unreachable store propagates."""
-    wanted = sorted(d for d in domains if d not in unusable)
-    try:
-        extractor.prefetch(wanted)
-        return
-    except TemplateError:
-        pass
-    except StoreFailure as exc:
-        if not _is_corrupt(exc):
-            raise
-    for domain in wanted:  # rare: find the culprit(s) one by one
-        _detector(extractor, domain, unusable)
-
-
-def _detector(extractor: Extractor, domain: str | None, unusable: dict[str, str]) -> Detector | None:
-    if domain is None or domain in unusable:
-        return None
-    try:
-        return extractor.detector(domain)
-    except TemplateError as exc:
-        unusable[domain] = str(exc)
-    except StoreFailure as exc:
-        if not _is_corrupt(exc):
-            raise
-        unusable[domain] = str(exc)
-    return None
-
-
-_INPUT_STATUS: tuple[tuple[type[InputError], str], ...] = (
-    (EmptyPageError, "empty"),
-    (NotHTMLError, "not_html"),
-    (PageTooLargeError, "too_large"),
-    (InputError, "decode_error"),
-)
-
-
-def _detect_record(record: RawRecord, domain: str | None, extractor: Extractor | None,
-                   unusable: dict[str, str], settings: Settings) -> dict[str, Any]:
-    row: dict[str, Any] = dict.fromkeys(ROW_KEYS)
-    row.update(record=record.index, url=record.url, domain=domain, http_status=record.http_status,
-               bytes=record.size, text="")
-    if record.status is not None:
-        row.update(status=record.status, error=record.error)
-        return row
-    try:
-        page = _parse(record, settings)  # parsing and extracting each get the time limit, as in fce detect
-        if domain is None:  # no URL: the page may name its site (canonical link, og:url)
-            domain = row["domain"] = registered_domain(site_of(page))
-        if settings.method is not None:
-            from fce.methods import get_method
-
-            method = get_method(settings.method)
-            extraction = run_limited(settings.timeout, lambda: method(page), source=record.url)
-        else:
-            assert extractor is not None
-            detector = _detector(extractor, domain, unusable)  # outside the limit: it may wait for the store
-            if domain is not None and domain in unusable:
-                row.update(status="store_error", error=unusable[domain])
-                return row
-            extraction = extract(page, detector, site=domain, fallback=extractor.fallback,
-                                 min_fit=extractor.min_fit, timeout=settings.timeout)
-    except PageTimeoutError as exc:
-        row.update(status="timeout", error=str(exc))
-        return row
-    except InputError as exc:
-        status = next(name for cls, name in _INPUT_STATUS if isinstance(exc, cls))
-        row.update(status=status, error=str(exc))
-        return row
-    except (StoreFailure, KeyboardInterrupt):
-        raise
-    except Exception as exc:  # noqa: BLE001 -- one hostile page must cost one row, not the input (issue #7)
-        row.update(status="error", error=f"{type(exc).__name__}: {exc}"[:1000])
-        return row
-    template_used = extraction.method == "template" or settings.method is not None
-    row.update(status="ok" if template_used else "fallback", method=extraction.method,
-               fit=None if extraction.fit is None else round(extraction.fit, 4),
-               fallback_reason=extraction.fallback_reason, text=extraction.text)
-    return row
-
-
-# --- outputs and manifests ----------------------------------------------------------------------------------
-
-
-def output_paths(out_dir: Path, source: InputSource) -> tuple[Path, Path]:
-    """``(rows file, manifest)`` of an input: its name plus a hash of its full path (two inputs named
-    ``part-0.warc.gz`` in different directories do not collide; the names do not depend on the other inputs)."""
-    digest = hashlib.sha1(source.path.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-    base = f"{source.name}.{digest}"
-    return out_dir / f"{base}.jsonl", out_dir / f"{base}.manifest.json"
-
-
-def _input_stamp(source: InputSource) -> dict[str, int]:
-    """Size and modification time of an input file (a folder: only its own mtime)."""
-    stat = os.stat(source.path)
-    return {"input_bytes": stat.st_size if source.kind != "html-dir" else 0, "input_mtime_ns": stat.st_mtime_ns}
-
-
-def _write_manifest(task: DetectTask, result: InputResult) -> None:
-    from fce import __version__
-
-    manifest = {
-        "done": True,
-        "input": result.input,
-        "kind": task.source.kind,
-        **_input_stamp(task.source),
-        "output": os.path.basename(result.output),
-        "output_bytes": os.path.getsize(result.output),
-        "rows": result.rows,
-        "counts": result.counts,
-        "other_records": result.other_records,
-        "domains": result.domains,
-        "seconds": result.seconds,
-        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "fce_version": __version__,
-        "options": {"max_bytes": task.settings.max_bytes, "timeout": task.settings.timeout,
-                    "fallback": task.settings.fallback, "method": task.settings.method},
-    }
-    tmp = f"{task.manifest}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(manifest, f, indent=2, sort_keys=True)
-        f.write("\n")
-    os.replace(tmp, task.manifest)
-
-
-def completed_manifest(source: InputSource, output: Path, manifest: Path) -> dict[str, Any] | None:
-    """The manifest of an input completed by an earlier run, or None when it must be (re)done: no manifest, not
-    done, the input changed since (size, mtime), or the output is missing or not the size the manifest says."""
-    try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
-        stamp = _input_stamp(source)
-        complete = (isinstance(data, dict) and data.get("done") is True
-                    and all(data.get(key) == value for key, value in stamp.items())
-                    and output.stat().st_size == data.get("output_bytes"))
-    except (OSError, ValueError):
-        return None
-    return data if complete else None
 
 
 # --- the summary --------------------------------------------------------------------------------------------
@@ -509,6 +124,8 @@ class IngestSummary:
     not_learned: dict[str, int] = field(default_factory=dict)  # reason -> domains
     seconds: float = 0.0
     phase_seconds: dict[str, float] = field(default_factory=dict)
+    stage_seconds: dict[str, float] = field(default_factory=dict)  # detect tasks' time per stage (STAGES), summed
+    stage_cpu_seconds: dict[str, float] = field(default_factory=dict)  # the same, CPU time of the tasks
     workers: int = 1
     out_dir: str = ""
     store: str | None = None
@@ -568,6 +185,11 @@ class IngestSummary:
                                                                    else ""))
         if self.phase_seconds:
             lines.append("phases:    " + ", ".join(f"{k} {v:.2f} s" for k, v in self.phase_seconds.items()))
+        for label, stages, what in (("cpu/page:  ", self.stage_cpu_seconds, "CPU"),
+                                    ("wall/page: ", self.stage_seconds, "wall-clock")):
+            if self.rows and any(stages.values()):
+                lines.append(label + " · ".join(f"{k} {1000 * v / self.rows:.2f}" for k, v in stages.items())
+                             + f" ms ({what}, in the workers)")
         lines.append(f"out:       {self.out_dir}")
         if self.store:
             lines.append(f"store:     {self.store}")
@@ -677,9 +299,14 @@ def ingest(
         n_workers = max(runner.workers, 1)
     counts: Counter[str] = Counter()
     other: Counter[str] = Counter()
+    stages = dict.fromkeys(STAGES, 0.0)
+    stages_cpu = dict.fromkeys(STAGES, 0.0)
     for result in results:
         counts.update(result.counts)
         other.update(result.other_records)
+        for stage in STAGES:
+            stages[stage] += result.stage_seconds.get(stage, 0.0)
+            stages_cpu[stage] += result.stage_cpu_seconds.get(stage, 0.0)
     summary = IngestSummary(
         inputs=len(sources),
         completed=tuple(r.input for r in results),
@@ -694,6 +321,8 @@ def ingest(
         not_learned=dict(learn.not_learned),
         seconds=time.perf_counter() - started,
         phase_seconds=timer.seconds,
+        stage_seconds={stage: round(seconds, 3) for stage, seconds in stages.items()},
+        stage_cpu_seconds={stage: round(seconds, 3) for stage, seconds in stages_cpu.items()},
         workers=n_workers,
         out_dir=str(out),
         store=None if the_store is None else the_store.url,
@@ -766,7 +395,8 @@ def _bar(total: int, label: str, progress: bool) -> Any:
 
 def _sample_phase(runner: Engine, sources: Sequence[InputSource], settings: Settings, k: int, progress: bool,
                   failures: list[InputFailure]) -> Sample | None:
-    tasks = [SampleTask(i, source, k, settings) for i, source in enumerate(sources)]
+    tasks = sorted((SampleTask(i, source, k, settings) for i, source in enumerate(sources)),
+                   key=lambda task: -input_size(task.source))
     samples: list[Sample] = []
     with _bar(len(tasks), "sampling", progress) as bar:
         for index, outcome in runner.run(sample_input, tasks, label="sample"):
@@ -807,8 +437,8 @@ def _learn_phase(runner: Engine, store: TemplateStore, sample: Sample, sources: 
             continue
         pages = tuple((e.input, e.ref) for e in sample.entries[domain])
         jobs.append(LearnJob(domain, pages, expected_version=0 if record is None else record.version))
-    tasks = [LearnTask(tuple(jobs[i:i + LEARN_BATCH]), tuple(sources), settings)
-             for i in range(0, len(jobs), LEARN_BATCH)]
+    batch = learn_batch_size(len(jobs), runner.workers)
+    tasks = [LearnTask(tuple(jobs[i:i + batch]), tuple(sources), settings) for i in range(0, len(jobs), batch)]
     with _bar(len(tasks), "learning", progress) as bar:
         for index, outcome in runner.run(learn_domains, tasks, retries=retries, label="learn"):
             bar.update()
@@ -868,7 +498,8 @@ def _fresh(record: StoredTemplate, domain: str, refresh_after: float | None) -> 
 
 def _detect_phase(runner: Engine, pending: Sequence[tuple[InputSource, Path, Path]], settings: Settings,
                   progress: bool, failures: list[InputFailure], retries: int) -> list[InputResult]:
-    tasks = [DetectTask(source, str(output), str(manifest), settings) for source, output, manifest in pending]
+    tasks = [DetectTask(source, str(output), str(manifest), settings)
+             for source, output, manifest in sorted(pending, key=lambda p: -input_size(p[0]))]
     results: list[InputResult] = []
     rows = 0
     started = time.perf_counter()

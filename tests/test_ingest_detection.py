@@ -1,0 +1,39 @@
+"""fce.ingest.detection: one detect task run directly, in this process: rows, statuses, time per stage, manifest."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+from fce.ingest import WarcPage, write_warc
+from fce.ingest.detection import ROW_KEYS, STAGES, DetectTask, detect_input
+from fce.ingest.engine import process_id
+from fce.ingest.readers import InputSource
+from fce.ingest.settings import Settings
+from fce.sitegen import generate_site
+from templates_store import MemoryStore
+
+
+def test_one_row_per_record_and_the_time_of_each_stage(tmp_path: Path) -> None:
+    site = generate_site("detect.example.org", 3)
+    pages = [WarcPage(p.url, p.html, content_type=f"text/html; charset={p.charset}") for p in site] + [
+        WarcPage("https://detect.example.org/logo.png", b"\x89PNG", content_type="image/png"),
+        WarcPage("https://detect.example.org/empty.html", b""),
+    ]
+    path = write_warc(tmp_path / "in.warc.gz", pages)
+    settings = Settings(run_id=uuid.uuid4().hex, owner=process_id(), store=MemoryStore(), max_bytes=200_000,
+                        timeout=30.0, min_pages=20, fallback="mainblock", method=None, ttl=None)
+    task = DetectTask(InputSource(str(path), "warc"), str(tmp_path / "out.jsonl"), str(tmp_path / "m.json"),
+                      settings)
+    result = detect_input(task)
+    rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert [r["status"] for r in rows] == ["fallback"] * 3 + ["skipped_non_html", "empty"]
+    assert all(list(r) == list(ROW_KEYS) for r in rows) and [r["record"] for r in rows] == list(range(5))
+    assert result.rows == 5 and result.counts == {"empty": 1, "fallback": 3, "skipped_non_html": 1}
+    assert list(result.stage_seconds) == list(STAGES)
+    assert result.stage_seconds["parse"] > 0 and result.stage_seconds["extract"] > 0
+    assert sum(result.stage_seconds.values()) <= result.seconds + 0.01
+    manifest = json.loads((tmp_path / "m.json").read_text())
+    assert manifest["done"] is True and manifest["rows"] == 5 and manifest["stage_seconds"] == result.stage_seconds
+    assert not (tmp_path / "out.jsonl.part").exists()
