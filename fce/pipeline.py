@@ -203,13 +203,23 @@ class Extractor:
         entry = self._entry(site)
         result = extract(page, None if entry is None else entry[0], site=site, fallback=self.fallback,
                          min_fit=self.min_fit, timeout=self.timeout)
-        if self.record and entry is not None and site is not None:
-            fitted = result.method == "template" and result.fallback_reason is None
-            self._outcomes.setdefault((site, entry[1]), []).append("1" if fitted else "0")
-            self._pending += 1
-            if self._pending >= OUTCOME_BATCH:
-                self.flush()
+        self.count(site, result)
         return result
+
+    def count(self, site: str | None, result: Extraction) -> None:
+        """Count ``result`` (an extraction of a page of ``site`` made with this extractor's templates, by
+        :meth:`extract` or by a caller that runs :func:`extract` itself) as a fit or a fallback of the site's
+        stored record; nothing for a site without one, or with ``record=False``."""
+        if not self.record or site is None:
+            return
+        entry = self._cache.get(site)
+        if entry is None:
+            return
+        fitted = result.method == "template" and result.fallback_reason is None
+        self._outcomes.setdefault((site, entry[1]), []).append("1" if fitted else "0")
+        self._pending += 1
+        if self._pending >= OUTCOME_BATCH:
+            self.flush()
 
     def flush(self) -> None:
         """Write the counted outcomes to the store (one ``record`` per site and template version)."""

@@ -20,7 +20,7 @@ from fce.ingest import learning as ingest_learning
 from fce.ingest import pipeline as ingest_pipeline
 from fce.ingest.readers import JsonLinesReader
 from fce.sitegen import generate_site, write_site
-from fce.template import Template
+from fce.template import SiteTemplates
 from templates_store import MemoryStore, open_store
 from tests.test_ingest_corpus import LEARNED, MAX_BYTES, SMALL, Crawl, build_crawl, check_rows, rows_of
 
@@ -79,7 +79,7 @@ def test_local_pool_learns_and_extracts_every_record(crawl: Crawl, reference: Re
     assert summary.domains == 3 and summary.failures == ()
     assert sorted(reference.templates) == sorted(LEARNED)  # not the small domain
     # 25 pages each, plus alpha's gzip-encoded copy at www.; beta's 404 page is not sampled
-    pages = {site: Template.from_json(payload, site=site).n_pages for site, payload in reference.templates.items()}
+    pages = {site: SiteTemplates.from_json(payload, site=site).n_pages for site, payload in reference.templates.items()}
     assert pages == {"alpha.co.uk": 26, "beta.org": 25}
     found = manifests(reference.out)
     assert [m["done"] for m in found] == [True, True]
@@ -178,7 +178,7 @@ def test_a_concurrent_newer_template_is_kept(crawl: Crawl, tmp_path: Path) -> No
     summary = run(crawl, tmp_path / "out", store)
     assert summary.conflicts == 1 and summary.learned == ("alpha.co.uk",)
     kept = store.get("beta.org")
-    assert kept.version == 1 and Template.from_json(kept.payload).n_pages == 24  # theirs, not ours
+    assert kept.version == 1 and SiteTemplates.from_json(kept.payload).n_pages == 24  # theirs, not ours
 
 
 def test_unusable_templates_are_relearned_or_reported(crawl: Crawl, tmp_path: Path) -> None:
@@ -373,14 +373,14 @@ def test_redis_dropped_mid_input_loses_nothing(tmp_path: Path, stoppable_redis: 
 
 def test_a_crash_while_learning_costs_only_that_domain(crawl: Crawl, tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    real_learn = ingest_learning.learn_template
+    real_learn = ingest_learning.learn_site
 
     def learn(pages: Any, site: str, **kwargs: Any) -> Any:
         if site == "beta.org":
             raise RecursionError("maximum recursion depth exceeded")
         return real_learn(pages, site, **kwargs)
 
-    monkeypatch.setattr(ingest_learning, "learn_template", learn)
+    monkeypatch.setattr(ingest_learning, "learn_site", learn)
     summary = run(crawl, tmp_path / "out", MemoryStore())
     assert summary.learned == ("alpha.co.uk",) and summary.not_learned == {"failed": 1, "too_few_pages": 1}
     assert summary.rows == crawl.records and not summary.failures
@@ -398,3 +398,32 @@ def test_the_http_charset_decodes_the_page(declared: str, seen: str, tmp_path: P
     ingest([tmp_path / "c.warc"], out_dir=tmp_path / "out", store=MemoryStore(), progress=False)
     (row,) = rows_of(tmp_path / "out")
     assert seen in row["text"]
+
+
+# --- drift: detections are counted, stale domains are learned again ------------------------------------------
+
+
+def test_detections_count_for_drift_and_a_stale_domain_is_relearned(crawl: Crawl, tmp_path: Path) -> None:
+    from fce.layouts import STALE_MIN_RECENT
+
+    store = MemoryStore()
+    first = run(crawl, tmp_path / "first", store)
+    assert first.learned == LEARNED and first.stale == 0
+    rows = rows_of(tmp_path / "first")
+    counters = store.counters(list(LEARNED))
+    for domain in LEARNED:  # every row of a learned domain counted once, as a fit or a fallback
+        done = [r for r in rows if r["domain"] == domain and r["status"] in ("ok", "fallback")]
+        assert counters[domain].fits + counters[domain].fallbacks == len(done) > 0
+        assert counters[domain].fits == sum(r["status"] == "ok" for r in done)
+
+    stale, fresh = LEARNED[0], LEARNED[1]  # a redesign: the stale domain's recent detections all fell back
+    before = store.get(stale).version
+    store.record(stale, "0" * (STALE_MIN_RECENT * 10), version=before)
+    again = run(crawl, tmp_path / "again", store)
+    assert again.learned == (stale,) and again.stale == 1 and again.fresh == 1
+    assert store.get(stale).version > before and store.get(fresh).version == 1
+    assert "(1 of them stale)" in again.to_text()
+
+    store.record(fresh, "0" * (STALE_MIN_RECENT * 10), version=store.get(fresh).version)
+    kept = run(crawl, tmp_path / "kept", store, relearn_stale=False)  # --keep-stale
+    assert kept.learned == () and kept.stale == 0

@@ -76,16 +76,20 @@ def ingest_command(
     refresh_after: Annotated[float | None, typer.Option(
         min=0.001, metavar="SECONDS", show_default=False,
         help="Learn again the domains whose stored template is older than this.")] = None,
+    relearn_stale: Annotated[bool, typer.Option(
+        "--relearn-stale/--keep-stale",
+        help="Learn again, from this run's pages, the domains whose stored template is stale (its recent "
+             "detections mostly fell back: fce sites).")] = True,
     progress: Annotated[bool, typer.Option(
         "--progress/--no-progress", help="Progress bars on stderr (shown only on a terminal).")] = True,
 ) -> None:
     """Learn templates per registered domain from crawl files and extract every record into JSON lines.
 
     Two phases: sample up to --k pages per domain (the smallest URL hashes) and learn a template for each domain
-    with at least --min-pages of them and no template in the store; then extract every record with its
-    domain's template, or the fallback method. Every record gets one row (status ok, fallback,
-    skipped_non_html, too_large, timeout, decode_error, not_html, empty, store_error or error). Inputs whose
-    manifest says they are complete are skipped, so rerunning a failed job completes it.
+    with at least --min-pages of them and no fresh template in the store (none, too old, or stale); then
+    extract every record with its domain's template, or the fallback method. Every record gets one row (status
+    ok, fallback, skipped_non_html, too_large, timeout, decode_error, not_html, empty, store_error or error).
+    Inputs whose manifest says they are complete are skipped, so rerunning a failed job completes it.
     """
     if learn_only and detect_only:
         raise typer.BadParameter("give --learn-only or --detect-only, not both", param_hint="--detect-only")
@@ -115,6 +119,7 @@ def ingest_command(
         progress=progress,
         retries=retries,
         refresh_after=refresh_after,
+        relearn_stale=relearn_stale,
         raise_on_failure=False,
     )
     typer.echo(summary.to_text())

@@ -35,7 +35,7 @@ from fce.pipeline import TEMPLATE_CACHE_SIZE, extract
 from fce.sites import site_of
 
 if TYPE_CHECKING:
-    from fce.detect import Detector
+    from fce.layouts import SiteDetector
     from fce.pipeline import Extractor
 
 __all__ = ["PREFETCH_BYTES", "PREFETCH_RECORDS", "ROW_KEYS", "STAGES", "STATUSES", "DetectTask", "InputResult",
@@ -119,6 +119,8 @@ def detect_input(task: DetectTask) -> InputResult:
                 if row["domain"]:
                     domains.add(row["domain"])
                 clock.lap("write")
+    if extractor is not None:
+        extractor.flush()  # this input's fit/fallback counts; a store that refuses them costs the counts only
     os.replace(part, task.output)
     result = InputResult(
         input=task.source.path,
@@ -193,7 +195,7 @@ def _prefetch(extractor: Extractor, domains: set[str], unusable: dict[str, str])
         _detector(extractor, domain, unusable)
 
 
-def _detector(extractor: Extractor, domain: str | None, unusable: dict[str, str]) -> Detector | None:
+def _detector(extractor: Extractor, domain: str | None, unusable: dict[str, str]) -> SiteDetector | None:
     if domain is None or domain in unusable:
         return None
     try:
@@ -244,6 +246,7 @@ def _detect_record(record: RawRecord, domain: str | None, extractor: Extractor |
                 return row
             extraction = extract(page, detector, site=domain, fallback=extractor.fallback,
                                  min_fit=extractor.min_fit, timeout=settings.timeout)
+            extractor.count(domain, extraction)  # the drift counters of the domain's template (fce sites)
         clock.lap("extract")
     except PageTimeoutError as exc:
         clock.lap(stage)

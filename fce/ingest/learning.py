@@ -18,7 +18,7 @@ from fce.ingest.readers import InputSource, RawRecord, open_input
 from fce.ingest.sample import Sample, Sampler
 from fce.ingest.settings import Settings, parse_record
 from fce.parse import Page
-from fce.pipeline import learn_template
+from fce.pipeline import learn_site
 
 if TYPE_CHECKING:
     from templates_store import TemplateStore
@@ -115,7 +115,7 @@ def _learn_one(job: LearnJob, sources: Sequence[InputSource], store: TemplateSto
         return LearnOutcome(job.domain, "too_few",
                             message=f"{len(usable)} usable of {len(job.pages)} sampled pages")
     try:  # at most ``timeout`` seconds per page
-        template = learn_template(usable, job.domain, timeout=settings.timeout)
+        template = learn_site(usable, job.domain, timeout=settings.timeout)  # its layouts (fce.layouts)
     except LearnError as exc:
         return LearnOutcome(job.domain, "too_few", message=str(exc))
     except PageTimeoutError as exc:

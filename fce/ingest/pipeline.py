@@ -4,7 +4,8 @@ The whole job, :func:`ingest` (the tasks are in :mod:`~fce.ingest.learning` and 
 what they write in :mod:`~fce.ingest.outputs`)::
 
     inputs ─► sample    one task per input: the bottom-k URL hashes per domain     (learning.sample_input)
-           ─► merge     in the driver; domains with >= min_pages sampled pages and no fresh template
+           ─► merge     in the driver; domains with >= min_pages sampled pages and no fresh template (none, too
+                        old, unreadable, or stale: its recent fit rate fell, fce.layouts.is_stale)
            ─► learn     tasks of up to LEARN_BATCH domains: read the sampled pages again, learn, put with CAS
            ─► detect    one task per input: every record → one JSON line in OUT/<input>.<hash>.jsonl
 
@@ -61,11 +62,12 @@ from fce.ingest.outputs import completed_manifest, input_size, output_paths
 from fce.ingest.readers import InputSource, expand_inputs
 from fce.ingest.sample import Sample, merge_samples
 from fce.ingest.settings import Settings
+from fce.layouts import is_stale
 from fce.learn import RECOMMENDED_PAGES
 from fce.limits import DEFAULT_PAGE_TIMEOUT
 from fce.parse import MAX_PAGE_BYTES
 from fce.pipeline import DEFAULT_FALLBACK
-from fce.template import Template
+from fce.template import SiteTemplates
 
 if TYPE_CHECKING:
     from templates_store import StoredTemplate, TemplateStore
@@ -120,6 +122,7 @@ class IngestSummary:
     domains: int = 0  # domains in the sample
     learned: tuple[str, ...] = ()
     fresh: int = 0  # domains that already had a fresh template
+    stale: int = 0  # domains whose stored template was stale (fce.layouts.is_stale) and was learned again
     conflicts: int = 0  # domains whose put lost a compare-and-set: a newer template was kept
     not_learned: dict[str, int] = field(default_factory=dict)  # reason -> domains
     seconds: float = 0.0
@@ -180,9 +183,9 @@ class IngestSummary:
                 lines.append("not pages: " + " · ".join(f"{k} {v}" for k, v in sorted(self.other_records.items()))
                              + " (WARC records without a row)")
         not_learned = ", ".join(f"{n} {reason}" for reason, n in sorted(self.not_learned.items()))
-        lines.append(f"domains:   {self.domains} sampled, {len(self.learned)} learned, {self.fresh} already fresh, "
-                     f"{self.conflicts} kept a newer template" + (f", not learned: {not_learned}" if not_learned
-                                                                   else ""))
+        lines.append(f"domains:   {self.domains} sampled, {len(self.learned)} learned ({self.stale} of them stale), "
+                     f"{self.fresh} already fresh, {self.conflicts} kept a newer template"
+                     + (f", not learned: {not_learned}" if not_learned else ""))
         if self.phase_seconds:
             lines.append("phases:    " + ", ".join(f"{k} {v:.2f} s" for k, v in self.phase_seconds.items()))
         for label, stages, what in (("cpu/page:  ", self.stage_cpu_seconds, "CPU"),
@@ -224,6 +227,7 @@ def ingest(
     progress: bool = True,
     retries: int = DEFAULT_RETRIES,
     refresh_after: float | None = None,
+    relearn_stale: bool = True,
     ttl: float | None = None,
     fallback: str | None = DEFAULT_FALLBACK,
     method: str | None = None,
@@ -236,10 +240,12 @@ def ingest(
     ``memory://`` store runs every task in this process. ``engine``: ``"local"`` (``workers`` processes,
     default one per CPU; 0 = this process) or ``"dask"`` (the cluster at ``scheduler``, else a LocalCluster of
     ``workers`` processes). ``k`` pages are sampled per domain; domains with at least ``min_pages`` of them
-    and no template in the store — or one older than ``refresh_after`` seconds, or unreadable — are learned
-    and stored with compare-and-set (``ttl``: their expiry in seconds). ``max_bytes`` caps a record's size;
-    ``timeout`` (seconds, ``None``: none) bounds its parsing and, again, its extraction, and learning to that much
-    per page (:mod:`fce.limits`). ``method`` runs that single-page method on every
+    and no template in the store — or one older than ``refresh_after`` seconds, or unreadable, or (with
+    ``relearn_stale``) stale by its drift counters (:func:`fce.layouts.is_stale`: the recent detections of the
+    site mostly fell back, as after a redesign) — are learned from this run's pages and stored
+    with compare-and-set (``ttl``: their expiry in seconds). ``max_bytes`` caps a record's size; ``timeout``
+    (seconds, ``None``: none) bounds its parsing and, again, its extraction, and learning to that much per page
+    (:mod:`fce.limits`). ``method`` runs that single-page method on every
     record instead of templates (no store, no learning: a baseline for benchmarks). ``retries``: further
     attempts of a task that failed on the store.
 
@@ -292,7 +298,7 @@ def ingest(
             if sample is not None:
                 with timer("learn"):
                     learn = _learn_phase(runner, the_store, sample, sources, settings, refresh_after, progress,
-                                         failures, retries)
+                                         failures, retries, relearn_stale=relearn_stale)
         if not learn_only and pending and not _store_failed(failures):
             with timer("detect"):
                 results = _detect_phase(runner, pending, settings, progress, failures, retries)
@@ -317,6 +323,7 @@ def ingest(
         domains=learn.domains,
         learned=tuple(learn.learned),
         fresh=learn.fresh,
+        stale=learn.stale,
         conflicts=learn.conflicts,
         not_learned=dict(learn.not_learned),
         seconds=time.perf_counter() - started,
@@ -415,26 +422,29 @@ class LearnReport:
     domains: int = 0
     learned: list[str] = field(default_factory=list)
     fresh: int = 0
+    stale: int = 0
     conflicts: int = 0
     not_learned: Counter[str] = field(default_factory=Counter)
 
 
 def _learn_phase(runner: Engine, store: TemplateStore, sample: Sample, sources: Sequence[InputSource],
                  settings: Settings, refresh_after: float | None, progress: bool,
-                 failures: list[InputFailure], retries: int) -> LearnReport:
+                 failures: list[InputFailure], retries: int, *, relearn_stale: bool = True) -> LearnReport:
     report = LearnReport(domains=len(sample.entries))
     candidates = sample.domains_with(settings.min_pages)
     report.not_learned["too_few_pages"] = len(sample.entries) - len(candidates)
     existing, unreadable = _stored(store, candidates)
     report.not_learned["store_error"] = len(unreadable)  # a record the store cannot read: no version to CAS on
+    stale = _stale(store, existing) if relearn_stale else set()
     jobs = []
     for domain in candidates:
         record = existing.get(domain)
         if domain in unreadable:
             continue
-        if record is not None and _fresh(record, domain, refresh_after):
+        if record is not None and domain not in stale and _fresh(record, domain, refresh_after):
             report.fresh += 1
             continue
+        report.stale += domain in stale
         pages = tuple((e.input, e.ref) for e in sample.entries[domain])
         jobs.append(LearnJob(domain, pages, expected_version=0 if record is None else record.version))
     batch = learn_batch_size(len(jobs), runner.workers)
@@ -485,12 +495,29 @@ def _stored(store: TemplateStore, domains: Sequence[str]) -> tuple[dict[str, Sto
     return found, unreadable
 
 
+def _stale(store: TemplateStore, records: dict[str, StoredTemplate]) -> set[str]:
+    """The domains whose stored record is stale by its drift counters (:func:`fce.layouts.is_stale`), counted
+    for the version stored now."""
+    from templates_store import StoreError
+
+    domains = sorted(records)
+    stale: set[str] = set()
+    try:
+        for i in range(0, len(domains), FRESHNESS_BATCH):
+            for domain, count in store.counters(domains[i:i + FRESHNESS_BATCH]).items():
+                if count.version == records[domain].version and is_stale(count):
+                    stale.add(domain)
+    except StoreError as exc:
+        raise StoreFailure(str(exc)) from None
+    return stale
+
+
 def _fresh(record: StoredTemplate, domain: str, refresh_after: float | None) -> bool:
     """A stored template that can be used and is young enough: it is kept, not learned again."""
     if refresh_after is not None and time.time() - record.updated_at > refresh_after:
         return False
     try:
-        Template.from_json(record.payload, site=domain)
+        SiteTemplates.from_json(record.payload, site=domain)
     except TemplateError:
         return False  # corrupt, another schema, another site: learn it again (CAS on its version)
     return True
