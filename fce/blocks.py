@@ -311,7 +311,7 @@ def segment_element(root: object, path_style: str = DEFAULT_PATH_STYLE) -> Block
                     cur_counts[1] += 1
                 skip_subtree()
                 continue
-            elif tag == "a":
+            elif tag == "a" and el.get("href") is not None:  # <a name=…> is an anchor, not a link
                 cur_counts[0] += 1
                 link_depth += 1
             elif tag == "img":
@@ -336,7 +336,7 @@ def segment_element(root: object, path_style: str = DEFAULT_PATH_STYLE) -> Block
                 current = parents[current]  # the block that was open when this one opened
                 cur_parts = parts[current]
                 cur_counts = counts[current]
-            elif tag == "a" and link_depth:
+            elif tag == "a" and link_depth and el.get("href") is not None:
                 link_depth -= 1
             text = el.tail
             if text:

@@ -149,7 +149,7 @@ def _reference_segment(root, path_style):
                     counts[current][1] += 1
                 walker.skip_subtree()
                 continue
-            elif tag == "a":
+            elif tag == "a" and el.get("href") is not None:
                 counts[current][0] += 1
                 link_depth += 1
             elif tag == "img":
@@ -164,7 +164,7 @@ def _reference_segment(root, path_style):
                     counts[current][5] += len(norm(el.text.translate(table)))
         else:
             parent_block = stack.pop()
-            if tag == "a" and link_depth:
+            if tag == "a" and link_depth and el.get("href") is not None:
                 link_depth -= 1
             current = parent_block
             if el.tail and stack:
@@ -245,3 +245,14 @@ def test_segmentation_matches_the_reference_with_comments_kept(html, style):
 
     root = etree.fromstring(html, etree.HTMLParser(remove_comments=False, remove_pis=False))
     assert segment_element(root, style).blocks == _reference_segment(root, style).blocks
+
+
+def test_an_anchor_without_href_is_not_a_link():
+    # an unclosed <a name=...> wraps the rest of the page in libxml2's tree: its text must not count as link text
+    t = tree(b"<body><a name=top><div><p>First paragraph of the article.</p>"
+             b"<p>See <a href='/x'>this link</a> too.</p></div></body>")
+    by_text = {b.text: b for b in t.blocks if b.text}
+    first = by_text["First paragraph of the article."]
+    assert first.link_chars == 0 and first.n_links == 0
+    linked = by_text["See this link too."]
+    assert linked.link_chars == len("this link") and linked.n_links == 1
