@@ -2,7 +2,8 @@
 
 Three ``redis-server --cluster-enabled yes`` processes on free loopback ports, joined with
 ``redis-cli --cluster create ... --cluster-replicas 0``; each node is a primary serving a third of
-the 16384 slots. Import both fixtures into a test module to use them; the cluster is torn down after
+the 16384 slots. Import both fixtures (``cluster_fixture``, ``cluster_url_fixture``) into a test module to use them by
+those names; the cluster is torn down after
 that module. Skips like the other Redis fixtures (fails under ``$CI``) without the binaries.
 """
 
@@ -19,7 +20,7 @@ import pytest
 
 from tests.conftest import REDIS_SERVER, STARTUP_TIMEOUT, RedisServer, _free_port
 
-__all__ = ["NODES", "RedisCluster", "redis_cluster", "redis_cluster_url"]
+__all__ = ["NODES", "RedisCluster", "cluster_fixture", "cluster_url_fixture", "start_cluster"]
 
 REDIS_CLI = "redis-cli"
 NODES = 3  # the fewest primaries redis-cli --cluster create accepts
@@ -93,16 +94,16 @@ def start_cluster(workdir: Path) -> RedisCluster:
     return cluster
 
 
-@pytest.fixture(scope="module")
-def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisCluster]:
+@pytest.fixture(scope="module", name="redis_cluster")
+def cluster_fixture(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisCluster]:
     """A 3-primary Redis Cluster for the module."""
     cluster = start_cluster(tmp_path_factory.mktemp("redis-cluster"))
     yield cluster
     cluster.stop()
 
 
-@pytest.fixture
-def redis_cluster_url(redis_cluster: RedisCluster) -> str:
+@pytest.fixture(name="redis_cluster_url")
+def cluster_url_fixture(redis_cluster: RedisCluster) -> str:
     """The cluster's ``redis+cluster://`` URL, every node emptied (FLUSHALL)."""
     redis_cluster.flush()
     return redis_cluster.url

@@ -22,7 +22,7 @@ from templates_store import (
     VersionConflict,
     open_store,
 )
-from tests._redis_cluster import redis_cluster, redis_cluster_url  # noqa: F401 (fixtures)
+from tests._redis_cluster import cluster_fixture, cluster_url_fixture  # noqa: F401 (fixtures, used by name)
 
 TTL = 0.2  # seconds; short enough to keep the suite fast, long enough to read the value back first
 AFTER_TTL = 0.4  # sleep that outlasts TTL on a loaded machine
