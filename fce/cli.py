@@ -144,7 +144,7 @@ StoreOpt = Annotated[
     str | None,
     typer.Option("--store", metavar="URL", show_default=False,
                  help="Template store: sqlite:///path.db, a file path, redis://[:password@]host:port/db, "
-                      "memory:// (overrides the global --store and $FCE_STORE)."),
+                      "redis+cluster://host:port, memory:// (overrides the global --store and $FCE_STORE)."),
 ]
 MaxBytesOpt = Annotated[
     int,
@@ -195,7 +195,8 @@ def _callback(
         str | None,
         typer.Option("--store", envvar="FCE_STORE", metavar="URL", show_default=False,
                      help="Template store: sqlite:///path.db, a file path, redis://[:password@]host:port/db, "
-                          "memory://. Default: templates.sqlite3 in $FCE_DATA_DIR or the user data dir."),
+                          "redis+cluster://host:port, memory://. Default: templates.sqlite3 in $FCE_DATA_DIR or "
+                          "the user data dir."),
     ] = None,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")

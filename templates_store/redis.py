@@ -1,4 +1,4 @@
-"""Shared template store on Redis (redis-py).
+"""Shared template store on Redis (redis-py): a standalone server, or a Redis Cluster.
 
 Layout, with ``prefix`` (default ``fce``):
 
@@ -6,16 +6,32 @@ Layout, with ``prefix`` (default ``fce``):
   (and ``token``, the id of the put that wrote it, see below), and the template's counters ``fits``,
   ``fallbacks`` and ``recent`` (``record`` is one Lua script on this one key: a version check,
   ``HINCRBY`` twice, the recent window appended and trimmed; ``put`` drops them; they expire with it).
-  The site sits in a hash tag, so on
-  Redis Cluster each site's key lands in its own slot.
-* ``{prefix}:sites`` -- a SET of the sites, for :meth:`RedisStore.sites`. Members whose hash has
-  expired are removed lazily by ``sites()``.
+  The site sits in a hash tag, so on Redis Cluster each site's key lands in its own slot.
+* ``{prefix}:sites`` -- a SET indexing the sites, for :meth:`RedisStore.sites`. It may hold stale
+  members (expired, deleted, or a put that refused or died); ``sites()`` checks every member's key
+  and unlists the ones that are gone.
 
-``put`` is one Lua script: compare-and-set on ``version``, ``HSET``, ``PEXPIRE`` or ``PERSIST``,
-``SADD``, atomically. ``delete`` is ``DEL`` + ``SREM`` in ``MULTI``. Both touch the site's key *and*
-the sites set, which are in different slots: this backend runs on standalone Redis (or a Sentinel
-primary, or a Cluster proxy that allows cross-slot scripts) but not on a bare Redis Cluster, where
-the script fails with CROSSSLOT. Moving the sites index would be the only change needed there.
+Every command and script touches one key, so one slot: the same code runs on a standalone server,
+a Sentinel primary and a Redis Cluster (``redis+cluster://host:port``, any node as the seed).
+
+* ``put`` is ``SADD`` to the index, then one Lua script on the site's key (compare-and-set on
+  ``version``, ``HSET``, ``PEXPIRE`` or ``PERSIST``, atomically), then ``SADD`` again. The first
+  ``SADD`` lists the site before it exists, so a writer that dies after its script leaves no stored
+  site unlisted; the second re-lists it if a concurrent ``sites()``/``delete`` unlisted it between
+  the first ``SADD`` and the script (see below). Puts are rare (one per learned site), so the two
+  extra round trips are a small price.
+* Unlisting (``delete``, and ``sites()`` pruning) is ``SREM``, then ``EXISTS`` on the key, then
+  ``SADD`` back if the key exists. With the put's order this never unlists a stored site: a put
+  whose script ran before the ``EXISTS`` is seen by it; one whose script ran after it runs ``SADD``
+  after the ``SREM``. It can leave a stale member behind, which the next ``sites()`` removes.
+* ``get_many`` and ``counters`` are one non-transactional pipeline: on a cluster redis-py's
+  ``ClusterPipeline`` splits it by node, one round trip per node.
+
+Why an index and not ``SCAN`` of ``{prefix}:tpl:*`` on every primary: ``SCAN`` walks the whole
+keyspace of each node (the store usually shares Redis with other data), costs a round trip per
+``COUNT`` keys and may return a key twice; the index costs ``SMEMBERS`` plus one pipelined
+``EXISTS`` per site, whatever else the servers hold. Its one price is that the index set lives in one
+slot, so on one node.
 
 Connections: one client per process, created on first use and dropped when the store is pickled,
 so a store object can be shipped to worker processes. Commands are retried on connection errors
@@ -30,14 +46,17 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 import redis
 from redis.backoff import ExponentialBackoff
+from redis.cluster import RedisCluster
 from redis.commands.core import Script
+from redis.connection import Connection, parse_url
+from redis.exceptions import RedisClusterException
 from redis.retry import Retry
 
 from templates_store.base import (
@@ -67,10 +86,13 @@ __all__ = [
     "DEFAULT_RETRIES",
     "DEFAULT_SOCKET_CONNECT_TIMEOUT",
     "DEFAULT_SOCKET_TIMEOUT",
+    "CLUSTER_SCHEMES",
     "RedisStore",
 ]
 
 DEFAULT_PREFIX = "fce"
+# URL schemes of a Redis Cluster: the seed node's redis:// or rediss:// URL with "+cluster".
+CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 # Two seconds is ample on a LAN for commands that move at most a few MB; a dead server is then
 # reported within seconds rather than redis-py's 5 s per attempt.
 DEFAULT_SOCKET_TIMEOUT = 2.0
@@ -81,8 +103,8 @@ DEFAULT_RETRIES = 3
 _BACKOFF_BASE = 0.02
 _BACKOFF_CAP = 0.5
 
-# KEYS: template hash, sites set. ARGV: site, payload, updated_at, expected version ('' = any),
-# ttl in ms ('' = none), token. Returns {1, version} on success, {0, current version} on conflict.
+# KEYS: template hash. ARGV: payload, updated_at, expected version ('' = any), ttl in ms ('' = none),
+# token. Returns {1, version} on success, {0, current version} on conflict.
 _PUT_SCRIPT = """
 local current = redis.call('HMGET', KEYS[1], 'version', 'token')
 local version = 0
@@ -90,22 +112,13 @@ if current[1] then
   version = tonumber(current[1])
   if not version then return redis.error_reply('FCECORRUPT version field is not a number') end
 end
-if current[2] == ARGV[6] then return {1, version} end
-if ARGV[4] ~= '' and tonumber(ARGV[4]) ~= version then return {0, version} end
+if current[2] == ARGV[5] then return {1, version} end
+if ARGV[3] ~= '' and tonumber(ARGV[3]) ~= version then return {0, version} end
 version = version + 1
-redis.call('HSET', KEYS[1], 'payload', ARGV[2], 'version', version, 'updated_at', ARGV[3], 'token', ARGV[6])
+redis.call('HSET', KEYS[1], 'payload', ARGV[1], 'version', version, 'updated_at', ARGV[2], 'token', ARGV[5])
 redis.call('HDEL', KEYS[1], 'fits', 'fallbacks', 'recent')
-if ARGV[5] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[5]) else redis.call('PERSIST', KEYS[1]) end
-redis.call('SADD', KEYS[2], ARGV[1])
+if ARGV[4] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[4]) else redis.call('PERSIST', KEYS[1]) end
 return {1, version}
-"""
-# KEYS: sites set, then template hashes; ARGV: their sites. Removes the sites whose hash is gone,
-# re-checked here so that a concurrent put of the same site is never unlisted.
-_PRUNE_SCRIPT = """
-for i = 2, #KEYS do
-  if redis.call('EXISTS', KEYS[i]) == 0 then redis.call('SREM', KEYS[1], ARGV[i - 1]) end
-end
-return 0
 """
 # KEYS: template hash. ARGV: expected version ('' = any), outcomes ('1' fit, '0' fallback), window.
 # Returns 1 when counted, 0 when the site has no template or another version.
@@ -125,21 +138,22 @@ if #recent > window then recent = string.sub(recent, #recent - window + 1) end
 redis.call('HSET', KEYS[1], 'recent', recent)
 return 1
 """
+_T = TypeVar("_T")
 _FIELDS = (b"payload", b"version", b"updated_at")
 _COUNTER_FIELDS = (b"version", b"fits", b"fallbacks", b"recent")
 
 
 class RedisStore(TemplateStore):
-    """Templates in the Redis server at ``redis_url`` (``redis://``, ``rediss://`` or ``unix://``).
+    """Templates in the Redis server at ``redis_url`` (``redis://``, ``rediss://`` or ``unix://``), or
+    in the Redis Cluster that the node at ``redis+cluster://`` (``rediss+cluster://``) belongs to.
 
     ``prefix`` starts every key; ``default_ttl`` is the expiry (seconds) of a ``put`` without
     ``ttl``; ``socket_timeout`` / ``socket_connect_timeout`` bound each attempt and ``retries`` the
     number of further attempts after a connection error or timeout.
     """
 
-    _redis: redis.Redis | None  # this process's client, made on first use
+    _redis: redis.Redis | RedisCluster | None  # this process's client, made on first use
     _put_script: Script  # registered on _redis
-    _prune_script: Script
     _record_script: Script
     _lock: threading.Lock
     _pid: int  # the process that _redis belongs to
@@ -164,11 +178,19 @@ class RedisStore(TemplateStore):
         self.socket_timeout = check_seconds(socket_timeout, "socket_timeout")
         self.socket_connect_timeout = check_seconds(socket_connect_timeout, "socket_connect_timeout")
         self.retries = retries
-        self._redis_url = redis_url  # with its password: needed to reconnect, never shown
+        scheme, sep, rest = redis_url.partition("://")
+        self.cluster = scheme.lower() in CLUSTER_SCHEMES
+        # with its password: needed to reconnect, never shown; the scheme as redis-py knows it
+        self._redis_url = f"{CLUSTER_SCHEMES[scheme.lower()]}{sep}{rest}" if self.cluster else redis_url
         self._secrets = _secrets(redis_url)
         self._sites_key = f"{prefix}:sites"
         self._init_process_state()
-        self._client()  # builds the client (no I/O) so that a malformed URL fails here, not at first use
+        # a malformed URL fails here, not at first use: the standalone client is built (no I/O); a
+        # cluster client would connect to the seed node, so its URL is only checked
+        if self.cluster:
+            self._config_errors(self._check_cluster_url)
+        else:
+            self._client()
 
     def key(self, site: str) -> str:
         """The name of the site's hash; the site is a hash tag, so Redis Cluster shards by site."""
@@ -206,11 +228,14 @@ class RedisStore(TemplateStore):
         check_payload(payload)
         expected_version = check_expected_version(expected_version)
         ttl = self._effective_ttl(ttl)
-        args = [site, payload, repr(time.time()), "" if expected_version is None else str(expected_version),
+        args = [payload, repr(time.time()), "" if expected_version is None else str(expected_version),
                 "" if ttl is None else str(max(1, round(ttl * 1000))), uuid.uuid4().hex]
         with self._errors(site):
             client = self._client()  # first: it also (re)makes the scripts
-            applied, version = self._put_script(keys=[key, self._sites_key], args=args, client=client)
+            client.sadd(self._sites_key, site)  # listed before it exists: a crash leaves no unlisted site
+            applied, version = self._put_script(keys=[key], args=args, client=client)
+            if applied:  # again, in case a concurrent unlisting removed it before the script ran
+                client.sadd(self._sites_key, site)
         if not applied:
             assert expected_version is not None  # the script only refuses a compare-and-set
             raise VersionConflict(conflict_message(self.url, site, expected_version, version),
@@ -220,10 +245,9 @@ class RedisStore(TemplateStore):
     def delete(self, site: str) -> bool:
         key = self.key(site)
         with self._errors(site):
-            pipe = self._client().pipeline(transaction=True)
-            pipe.delete(key)
-            pipe.srem(self._sites_key, site)
-            deleted, _ = pipe.execute()
+            client = self._client()
+            deleted = client.delete(key)
+            self._unlist(client, [site])
         return deleted > 0
 
     def sites(self) -> list[str]:
@@ -239,7 +263,7 @@ class RedisStore(TemplateStore):
             exists = pipe.execute()
             gone = [site for site, present in zip(members, exists, strict=True) if not present]
             if gone:
-                self._prune_script(keys=[self._sites_key, *map(self.key, gone)], args=gone, client=client)
+                self._unlist(client, gone)
         return [site for site, present in zip(members, exists, strict=True) if present]
 
     def record(self, site: str, outcomes: str, *, version: int | None = None) -> bool:
@@ -290,7 +314,7 @@ class RedisStore(TemplateStore):
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        for name in ("_redis", "_put_script", "_prune_script", "_record_script", "_lock", "_pid"):
+        for name in ("_redis", "_put_script", "_record_script", "_lock", "_pid"):
             state.pop(name, None)  # absent until first use in this process
         return state
 
@@ -305,35 +329,67 @@ class RedisStore(TemplateStore):
         self._lock = threading.Lock()
         self._pid = os.getpid()
 
-    def _client(self) -> redis.Redis:
+    def _unlist(self, client: redis.Redis | RedisCluster, sites: list[str]) -> None:
+        """Remove ``sites`` from the index, then re-add those whose key exists after all.
+
+        ``SREM`` first and ``EXISTS`` after: together with ``put``'s ``SADD`` after its script, a
+        site stored concurrently is never left unlisted (see the module docstring). Three single-slot
+        steps, since the index and the sites' keys lie in different slots of a cluster.
+        """
+        client.srem(self._sites_key, *sites)
+        pipe = client.pipeline(transaction=False)
+        for site in sites:
+            pipe.exists(self.key(site))
+        back = [site for site, present in zip(sites, pipe.execute(), strict=True) if present]
+        if back:
+            client.sadd(self._sites_key, *back)
+
+    def _client(self) -> redis.Redis | RedisCluster:
         if self._redis is not None and self._pid == os.getpid():
             return self._redis
         with self._lock:
             if self._redis is None or self._pid != os.getpid():
-                try:
-                    client = redis.Redis.from_url(
-                        self._redis_url,
-                        socket_timeout=self.socket_timeout,
-                        socket_connect_timeout=self.socket_connect_timeout,
-                        retry=Retry(ExponentialBackoff(cap=_BACKOFF_CAP, base=_BACKOFF_BASE), self.retries),
-                    )
-                    pool = client.connection_pool  # building a connection does no I/O, but makes
-                    pool.connection_class(**pool.connection_kwargs)  # redis-py reject unknown options now
-                except (ValueError, TypeError) as exc:  # redis-py's verdict on the URL and its options
-                    raise StoreConfigError(
-                        f"template store {self.url}: invalid Redis URL: {self._scrub(exc)}", url=self.url
-                    ) from None
+                options: dict[str, Any] = {
+                    "socket_timeout": self.socket_timeout,
+                    "socket_connect_timeout": self.socket_connect_timeout,
+                    "retry": Retry(ExponentialBackoff(cap=_BACKOFF_CAP, base=_BACKOFF_BASE), self.retries),
+                }
+                client = self._config_errors(lambda: self._new_client(options))
                 self._put_script = client.register_script(_PUT_SCRIPT)
-                self._prune_script = client.register_script(_PRUNE_SCRIPT)
                 self._record_script = client.register_script(_RECORD_SCRIPT)
                 self._redis, self._pid = client, os.getpid()
         return self._redis
+
+    def _new_client(self, options: dict[str, Any]) -> redis.Redis | RedisCluster:
+        if self.cluster:
+            self._check_cluster_url()
+            return RedisCluster.from_url(self._redis_url, **options)  # connects to the seed node
+        client = redis.Redis.from_url(self._redis_url, **options)
+        pool = client.connection_pool  # building a connection does no I/O, but makes
+        pool.connection_class(**pool.connection_kwargs)  # redis-py reject unknown options now
+        return client
+
+    def _config_errors(self, build: Callable[[], _T]) -> _T:
+        try:
+            return build()
+        except (ValueError, TypeError) as exc:  # redis-py's verdict on the URL and its options
+            raise StoreConfigError(
+                f"template store {self.url}: invalid Redis URL: {self._scrub(exc)}", url=self.url
+            ) from None
+
+    def _check_cluster_url(self) -> None:
+        """Reject a malformed cluster URL without I/O (building a RedisCluster connects to the seed)."""
+        kwargs = parse_url(self._redis_url)
+        if int(kwargs.pop("db", 0) or 0) != 0:
+            raise ValueError("a Redis Cluster has only database 0")
+        connection_class = kwargs.pop("connection_class", Connection)
+        connection_class(**kwargs, socket_timeout=self.socket_timeout)
 
     @contextmanager
     def _errors(self, site: str | None = None) -> Iterator[None]:
         try:
             yield
-        except redis.RedisError as exc:
+        except (redis.RedisError, RedisClusterException) as exc:
             raise self._error(exc, site) from exc
 
     def _error(self, exc: Exception, site: str | None) -> StoreError:
@@ -341,6 +397,9 @@ class RedisStore(TemplateStore):
         reason = self._scrub(exc)
         about = "" if site is None else f" (site {site!r})"
         head = f"template store {self.url}{about}"
+        if isinstance(exc, RedisClusterException) and "key slot" not in str(exc):
+            # no reachable node, or a slot no node serves (redis-py raises these outside RedisError)
+            return StoreUnavailable(f"{head}: Redis Cluster unavailable: {reason}", url=self.url, site=site)
         if isinstance(exc, redis.AuthenticationError):
             return StoreConfigError(f"{head}: authentication failed, check the user and password in the "
                                     f"store URL: {reason}", url=self.url, site=site)
@@ -351,7 +410,7 @@ class RedisStore(TemplateStore):
             code = str(exc).split(" ", 1)[0]
             if code in ("WRONGTYPE", "FCECORRUPT"):
                 return StoreCorrupt(f"{head}: unreadable record: {reason}", url=self.url, site=site)
-            if code in ("READONLY", "MASTERDOWN", "LOADING", "BUSY", "OOM", "MISCONF"):
+            if code in ("READONLY", "MASTERDOWN", "LOADING", "BUSY", "OOM", "MISCONF", "CLUSTERDOWN", "TRYAGAIN"):
                 return StoreUnavailable(f"{head}: Redis refused the command: {reason}",
                                         url=self.url, site=site)
             if code in ("NOPERM", "NOAUTH"):

@@ -6,6 +6,8 @@
 ``sqlite://relative.db``                       SQLite file relative to the working directory
 ``/any/path``, ``templates.db``, ``~/t.db``    SQLite file (anything without ``scheme://``)
 ``redis://[user:password@]host:port/db``       Redis (``rediss://`` TLS, ``unix:///socket``)
+``redis+cluster://[user:password@]host:port``  Redis Cluster, seeded by any of its nodes
+                                               (``rediss+cluster://`` TLS)
 ``memory://``                                  a fresh in-process store (tests, docs)
 =============================================  ==============================================
 
@@ -45,7 +47,7 @@ __all__ = [
 ENV_STORE = "FCE_STORE"
 ENV_DATA_DIR = "FCE_DATA_DIR"
 DEFAULT_FILENAME = "templates.sqlite3"
-REDIS_SCHEMES = ("redis", "rediss", "unix")
+REDIS_SCHEMES = ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 _QUERY_SECRET = re.compile(r"([?&]password=)[^&#]*", re.IGNORECASE)  # redis-py reads ?password= too
 _MASK = "***"
@@ -76,7 +78,8 @@ def open_store(url: str | None = None, *, env: Mapping[str, str] | None = None) 
         return _open_memory(url)
     raise StoreConfigError(
         f"template store {redact_url(url)}: unknown scheme {scheme!r} "
-        "(use sqlite://, redis://, rediss://, unix://, memory:// or a file path)",
+        "(use sqlite://, redis://, rediss://, unix://, redis+cluster://, rediss+cluster://, memory:// "
+        "or a file path)",
         url=redact_url(url),
     )
 

@@ -1,4 +1,5 @@
-"""The TemplateStore contract, run against every backend (memory, SQLite, a real Redis server)."""
+"""The TemplateStore contract, run against every backend (memory, SQLite, a real Redis server, a real
+3-node Redis Cluster)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from templates_store import (
     VersionConflict,
     open_store,
 )
+from tests._redis_cluster import cluster_fixture, cluster_url_fixture  # noqa: F401 (fixtures, used by name)
 
 TTL = 0.2  # seconds; short enough to keep the suite fast, long enough to read the value back first
 AFTER_TTL = 0.4  # sleep that outlasts TTL on a loaded machine
@@ -37,12 +39,15 @@ ODD_SITES = [
 ]
 
 
-@pytest.fixture(params=["memory", "sqlite", pytest.param("redis", marks=pytest.mark.redis)])
+@pytest.fixture(params=["memory", "sqlite", pytest.param("redis", marks=pytest.mark.redis),
+                        pytest.param("redis-cluster", marks=pytest.mark.redis)])
 def store_url(request: pytest.FixtureRequest, tmp_path) -> str:
     if request.param == "memory":
         return "memory://"
     if request.param == "sqlite":
         return f"sqlite://{tmp_path}/templates.sqlite3"
+    if request.param == "redis-cluster":
+        return request.getfixturevalue("redis_cluster_url")
     return request.getfixturevalue("redis_url")
 
 

@@ -49,8 +49,8 @@ def ingest_command(
         help="Dask scheduler (tcp://HOST:8786); without it --engine dask starts a LocalCluster.")] = None,
     store: Annotated[str | None, typer.Option(
         "--store", metavar="URL", show_default=False,
-        help="Template store shared by the workers: redis://[:password@]host:port/db, sqlite:///path.db "
-             "(overrides the global --store and $FCE_STORE).")] = None,
+        help="Template store shared by the workers: redis://[:password@]host:port/db, redis+cluster://host:port, "
+             "sqlite:///path.db (overrides the global --store and $FCE_STORE).")] = None,
     learn_only: Annotated[bool, typer.Option(
         "--learn-only", help="Sample and learn templates; write no rows.")] = False,
     detect_only: Annotated[bool, typer.Option(
