@@ -527,19 +527,33 @@ def serve(
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
     page_timeout: PageTimeoutOpt = DEFAULT_PAGE_TIMEOUT,
     log_level: Annotated[str, typer.Option(metavar="LEVEL", help="uvicorn's log level.")] = "info",
+    workers: Annotated[int, typer.Option(
+        min=1, metavar="N", help="Worker processes on the one port (extraction is CPU-bound: up to one per core); "
+                                 "each opens the store itself, so memory:// needs 1.")] = 1,
 ) -> None:
     """Serve the HTTP API: POST /extract, POST /learn, GET /sites, GET /healthz; OpenAPI at /openapi.json.
 
     Needs the serve extra: pip install 'fce[serve]'.
     """
     try:
-        from fce.serve import DEFAULT_HOST, DEFAULT_MAX_BODY, DEFAULT_PORT, create_app, run
+        from fce.serve import DEFAULT_HOST, DEFAULT_MAX_BODY, DEFAULT_PORT, create_app, run, serve_workers
     except ImportError as exc:
         raise typer.BadParameter(f"needs FastAPI and uvicorn: pip install 'fce[serve]' ({exc})") from None
     target = _state(ctx).store(store)
     target.ping()  # fail now, not on the first request
     host = host or DEFAULT_HOST
     port = DEFAULT_PORT if port is None else port
+    if workers > 1:
+        url = store or _state(ctx).store_url  # as given (target.url masks a password)
+        if target.url.startswith("memory:"):
+            raise typer.BadParameter("a memory:// store lives in one process: use sqlite:/// or redis:// with "
+                                     "--workers", param_hint="--workers")
+        typer.echo(f"fce: serving {target.url} on http://{host}:{port} with {workers} workers "
+                   "(OpenAPI: /openapi.json)", err=True)
+        serve_workers(url, workers=workers, host=host, port=port,
+                      max_body=DEFAULT_MAX_BODY if max_body is None else max_body,
+                      page_timeout=page_timeout or None, fetch_timeout=timeout, log_level=log_level)
+        return
     api = create_app(target, max_body=DEFAULT_MAX_BODY if max_body is None else max_body,
                      page_timeout=page_timeout or None, fetch=FetchOptions(timeout=timeout))
     typer.echo(f"fce: serving {target.url} on http://{host}:{port} (OpenAPI: /openapi.json)", err=True)

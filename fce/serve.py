@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -565,9 +566,36 @@ def _error(status: int, message: str, kind: str, code: int | None) -> JSONRespon
 
 
 def run(app: Any, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, workers: int = 1,
-        log_level: str = "info") -> None:
-    """Serve ``app`` with uvicorn until interrupted."""
+        log_level: str = "info", factory: bool = False) -> None:
+    """Serve ``app`` with uvicorn until interrupted. ``workers`` > 1 needs ``app`` as an import string (uvicorn
+    starts each worker process from it): see :func:`serve_workers`."""
     import uvicorn
 
-    uvicorn.run(app, host=host, port=port, workers=workers, log_level=log_level, server_header=False)
+    uvicorn.run(app, host=host, port=port, workers=workers, log_level=log_level, server_header=False, factory=factory)
+
+
+#: Environment variable through which :func:`serve_workers` hands each worker process its settings.
+WORKER_CONFIG_ENV = "FCE_SERVE_CONFIG"
+
+
+def serve_workers(store_url: str | None, *, workers: int, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
+                  max_body: int = DEFAULT_MAX_BODY, page_timeout: float | None = DEFAULT_PAGE_TIMEOUT,
+                  fetch_timeout: float = DEFAULT_TIMEOUT, log_level: str = "info") -> None:
+    """Serve the API from ``workers`` processes on one port (uvicorn's supervisor): one per core, since extraction
+    is CPU-bound and the GIL keeps one process on one core. Each worker opens the store at ``store_url`` itself
+    (``None``: ``$FCE_STORE`` or the default SQLite file) and keeps its own template cache and drift counts
+    (flushed at its shutdown). An in-process ``memory://`` store cannot be shared: use SQLite or Redis."""
+    if store_url is not None and store_url.startswith("memory:"):
+        raise ValueError("a memory:// store lives in one process: give the workers a sqlite:/// or redis:// store")
+    os.environ[WORKER_CONFIG_ENV] = json.dumps({
+        "store": store_url, "max_body": max_body, "page_timeout": page_timeout, "fetch_timeout": fetch_timeout})
+    run("fce.serve:app_from_environment", host=host, port=port, workers=workers, log_level=log_level,
+        factory=True)
+
+
+def app_from_environment() -> FastAPI:
+    """The app of one worker of :func:`serve_workers`, from the settings in :data:`WORKER_CONFIG_ENV`."""
+    config = json.loads(os.environ[WORKER_CONFIG_ENV])
+    return create_app(config["store"], max_body=config["max_body"], page_timeout=config["page_timeout"],
+                      fetch=FetchOptions(timeout=config["fetch_timeout"]))
 

@@ -432,3 +432,60 @@ def test_learn_does_not_overwrite_a_template_stored_meanwhile(monkeypatch):
     r = _InProcess(create_app(store)).run(script)
     assert r.status_code == 409 and r.json()["status"] == "conflict"
     assert store.get(SITE).version == 1  # the other writer's template stays
+
+
+# --- several worker processes ---------------------------------------------------------------------------------
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        children = (task / "children").read_text().split()
+        found.extend(int(c) for c in children)
+    return found
+
+
+def test_workers_share_the_store_and_flush_their_counts(tmp_path: Path) -> None:
+    from templates_store import open_store
+
+    port = _free_port()
+    db = tmp_path / "w.db"
+    log = (tmp_path / "serve.log").open("wb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fce", "--store", f"sqlite:///{db}", "serve", "--port", str(port), "--workers", "2",
+         "--log-level", "warning"],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=log, stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    pages = [p.read_text(encoding="utf-8") for p in _new_pages()] * 4
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while True:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200 and len(_children(process.pid)) >= 2:
+                    break
+            except httpx.TransportError:
+                pass
+            assert process.poll() is None and time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
+            time.sleep(0.1)
+        assert len([c for c in _children(process.pid) if Path(f"/proc/{c}/cmdline").exists()]) >= 2
+        r = httpx.post(f"{base}/learn", json={"site": SITE, "html": _learn_pages()}, timeout=120)
+        assert r.status_code == 200, r.text
+        with httpx.Client(timeout=60) as client, ThreadPoolExecutor(4) as pool:
+            methods = list(pool.map(
+                lambda html: client.post(f"{base}/extract", json={"html": html, "site": SITE}).json()["method"],
+                pages))
+        assert methods == ["template"] * len(pages)  # every worker reads the template learned by one of them
+    finally:
+        process.terminate()  # uvicorn's supervisor stops its workers gracefully: their shutdown flushes the counts
+        process.wait(timeout=30)
+        log.close()
+    counted = open_store(f"sqlite:///{db}").counters([SITE])[SITE]
+    assert (counted.fits, counted.fallbacks) == (len(pages), 0)
+
+
+def test_workers_refuse_an_in_process_store() -> None:
+    result = subprocess.run([sys.executable, "-m", "fce", "--store", "memory://", "serve", "--workers", "2"],
+                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 2 and "memory://" in result.stderr
