@@ -86,3 +86,18 @@ def test_eval_user_errors(package: Path, tmp_path: Path) -> None:
     assert isinstance(exc, SourceError)
     code, output, exc = _run(str(package), "--measure", "nope", "--no-progress")
     assert code == 2 and "measure" in output
+
+
+def test_eval_one_layout_learns_with_the_papers_learner(package: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fce.evaluation import harness
+
+    used: list[str] = []
+    for name in ("LayoutLearner", "TemplateLearner"):
+        real = getattr(harness, name)
+        monkeypatch.setattr(harness, name, type(name, (real,), {
+            "fit": lambda self, pages, _n=name, _r=real: (used.append(_n), _r.fit(self, pages))[1]}))
+    for flag, expected in (((), "LayoutLearner"), (("--one-layout",), "TemplateLearner")):
+        used.clear()
+        code, output, exc = _run(str(package), "--template", "--method", "plain", "--no-progress", *flag)
+        assert exc is None and code == 0, output
+        assert used and set(used) == {expected}

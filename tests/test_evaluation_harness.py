@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fce import TemplateLearner, parse_page
+from fce import LayoutLearner, TemplateLearner, parse_page
 from fce.blocks import blocks_of
 from fce.detect import Detector
 from fce.errors import SourceError, UnknownMethodError
@@ -114,16 +114,19 @@ def test_strip_wrapper_leaves_other_pages_alone() -> None:
 # --- template mode ------------------------------------------------------------------------------------------
 
 
-def test_template_mode_never_scores_a_page_it_learned_from(data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("layouts", [True, False], ids=["layouts", "one-layout"])
+def test_template_mode_never_scores_a_page_it_learned_from(data: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           layouts: bool) -> None:
     learned: list[set[str]] = []
+    base = LayoutLearner if layouts else TemplateLearner  # layouts: what `fce learn` stores (the default)
 
-    class SpyLearner(TemplateLearner):
+    class SpyLearner(base):  # type: ignore[valid-type,misc]
         def fit(self, pages):  # type: ignore[no-untyped-def]
             learned.append({Path(p.source).stem for p in pages})
             return super().fit(pages)
 
-    monkeypatch.setattr(harness, "TemplateLearner", SpyLearner)
-    result = evaluate([data / BIG], methods=[], template=True, progress=False)
+    monkeypatch.setattr(harness, base.__name__, SpyLearner)
+    result = evaluate([data / BIG], methods=[], template=True, progress=False, layouts=layouts)
     assert len(learned) == len(result.folds) == 6  # 24 pages: 5 folds raised to 6 so 20 remain to learn from
     scored_by_fold: dict[int, set[str]] = {}
     for row in result.rows:

@@ -128,6 +128,11 @@ def eval_command(
         str,
         typer.Option("--mode", metavar="guided|rules", help="How --template applies templates (fce detect --mode)."),
     ] = DEFAULT_MODE,
+    one_layout: Annotated[
+        bool,
+        typer.Option("--one-layout", help="--template learns one template per site from all its pages (the paper), "
+                     "instead of one per layout (what fce learn stores)."),
+    ] = False,
     table2: Annotated[
         bool,
         typer.Option(
@@ -165,6 +170,7 @@ def eval_command(
         max_learn=max(MAX_LEARN_PAGES, min_learn),
         fallback=fallback,
         mode=mode,
+        layouts=not one_layout,
     )
     if not result.rows:
         raise SourceError(f"no pages (.html files) found in {', '.join(map(str, packages))}")

@@ -81,7 +81,8 @@ from fce.evaluation.packages import Document, GoldStatus, group_by_site, iter_do
 from fce.evaluation.peers import Peer, get_peer
 from fce.evaluation.report import EvalRow, Summary, kilobytes, summarise
 from fce.extraction import Extraction
-from fce.learn import MIN_PAGES, RECOMMENDED_PAGES, TemplateLearner
+from fce.layouts import SiteDetector
+from fce.learn import MIN_PAGES, RECOMMENDED_PAGES, LayoutLearner, TemplateLearner
 from fce.methods import MethodInfo, get_method
 from fce.parse import Page, parse_page
 from fce.pipeline import DEFAULT_FALLBACK, extract
@@ -371,7 +372,7 @@ def fold_plan(
     return plan
 
 
-def _block_prf(page: Page, extraction: Extraction, detector: Detector | None, gold: str) -> PRF:
+def _block_prf(page: Page, extraction: Extraction, detector: Detector | SiteDetector | None, gold: str) -> PRF:
     """BF of one template-mode extraction (module docstring)."""
     tree = blocks_of(page, detector.path_style if detector is not None else DEFAULT_PATH_STYLE)
     text_ids = [b.index for b in tree.blocks if b.text]
@@ -490,6 +491,17 @@ def _learn(site: str, pages: Sequence[Page], mode: str = DEFAULT_MODE) -> tuple[
     return detector, time.perf_counter() - start, None
 
 
+def _learn_layouts(site: str, pages: Sequence[Page], mode: str = DEFAULT_MODE,
+                   ) -> tuple[SiteDetector | None, float, str | None]:
+    """As :func:`_learn`, one template per layout (:class:`fce.learn.LayoutLearner`, what ``fce learn`` does)."""
+    start = time.perf_counter()
+    try:
+        record = LayoutLearner(site).fit(pages).model_
+    except LearnError as exc:
+        return None, time.perf_counter() - start, str(exc)
+    return SiteDetector(record, mode=mode), time.perf_counter() - start, None
+
+
 def _by_id(docs: Sequence[Document]) -> dict[str, Document]:
     """A site's documents by id: the ``doc_id`` (the file stem), or the file path where two stems collide
     (a site gathered from several directories)."""
@@ -499,7 +511,8 @@ def _by_id(docs: Sequence[Document]) -> dict[str, Document]:
 
 
 def _eval_template_site(
-    docs: Sequence[Document], *, folds: int, min_learn: int, max_learn: int, fallback: str, mode: str = DEFAULT_MODE
+    docs: Sequence[Document], *, folds: int, min_learn: int, max_learn: int, fallback: str, mode: str = DEFAULT_MODE,
+    layouts: bool = True,
 ) -> tuple[list[HarnessRow], list[FoldRecord], list[SkippedSite]]:
     """Rows of every page of one site in template mode, the fold records, and the site if it was skipped."""
     dataset, site = docs[0].dataset, docs[0].site
@@ -523,14 +536,16 @@ def _eval_template_site(
     records: list[FoldRecord] = []
     for fold in plan:
         pages = [p for p in (learn_pages[i] for i in fold.learn) if p is not None]
-        detector, learn_s, learn_error = _learn(site, pages, mode)
-        template = detector.template if detector is not None else None
+        detector: Detector | SiteDetector | None
+        detector, learn_s, learn_error = (_learn_layouts if layouts else _learn)(site, pages, mode)
+        learned = ([d.template for d in detector.detectors] if isinstance(detector, SiteDetector)
+                   else [detector.template] if detector is not None else [])
         records.append(
             FoldRecord(
                 dataset=dataset, site=site, fold=fold.index, n_folds=fold.n_folds, learned=fold.learn,
                 scored=fold.test, learn_seconds=learn_s,
-                n_content_paths=len(template.content_paths) if template else 0,
-                n_noise_blocks=len(template.noise_blocks) if template else 0, error=learn_error,
+                n_content_paths=len({p for t in learned for p in t.content_paths}),
+                n_noise_blocks=sum(len(t.noise_blocks) for t in learned), error=learn_error,
             )
         )  # fmt: skip
         for doc_id in fold.test:
@@ -539,7 +554,7 @@ def _eval_template_site(
 
 
 def _detect_one(
-    doc: Document, inp: _Input, detector: Detector | None, fold: int, site: str, fallback: str
+    doc: Document, inp: _Input, detector: Detector | SiteDetector | None, fold: int, site: str, fallback: str
 ) -> HarnessRow:
     start = time.perf_counter()
     try:
@@ -585,9 +600,9 @@ def _run_task(task: _Task) -> _TaskResult:
     if kind == "single":
         docs, methods, peers = args
         return [row for doc in docs for row in _eval_single(doc, methods, peers)], [], []
-    docs, folds, min_learn, max_learn, fallback, mode = args
+    docs, folds, min_learn, max_learn, fallback, mode, layouts = args
     return _eval_template_site(docs, folds=folds, min_learn=min_learn, max_learn=max_learn, fallback=fallback,
-                               mode=mode)
+                               mode=mode, layouts=layouts)
 
 
 def _progress_bar(total: int, enabled: bool, desc: str) -> Any:
@@ -622,6 +637,7 @@ def evaluate(
     max_learn: int = MAX_LEARN_PAGES,
     fallback: str = DEFAULT_FALLBACK,
     mode: str = DEFAULT_MODE,
+    layouts: bool = True,
 ) -> EvalResult:
     """Evaluate ``methods`` (single-page), ``peers`` and, with ``template=True``, FastCE's template mode on
     every document under ``paths`` (test packages, dataset or data root:
@@ -629,8 +645,10 @@ def evaluate(
 
     ``folds``, ``min_learn``, ``max_learn`` shape the template mode's cross-validation (:func:`fold_plan`);
     ``fallback`` is the method the pipeline falls back to there, ``mode`` the detection mode
-    (:data:`fce.detect.DETECTION_MODES`). ``workers > 1`` runs sites (template mode)
-    and chunks of documents (the rest) in a process pool; the rows are the same, only the timings differ.
+    (:data:`fce.detect.DETECTION_MODES`), ``layouts`` whether each fold learns one template per layout of the site
+    (:class:`fce.learn.LayoutLearner`, what ``fce learn`` stores) or one template from all pages (the paper).
+    ``workers > 1`` runs sites (template mode) and chunks of documents (the rest) in a process pool; the rows are
+    the same, only the timings differ.
     ``progress`` draws a progress bar on stderr.
 
     Raises :class:`~fce.errors.UnknownMethodError` for an unknown method or peer (before any page is read),
@@ -656,7 +674,7 @@ def evaluate(
     if template:
         # Largest sites first, so that a pool is not left waiting on one big site at the end.
         for site_docs in sorted(group_by_site(docs).values(), key=len, reverse=True):
-            tasks.append(("template", (site_docs, folds, min_learn, max_learn, fallback, mode)))
+            tasks.append(("template", (site_docs, folds, min_learn, max_learn, fallback, mode, layouts)))
     runs_per_doc = len(methods) + len(peers)
     if runs_per_doc:
         step = _CHUNK if workers > 1 else 1
