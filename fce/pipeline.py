@@ -8,6 +8,7 @@ drift detection reads (:func:`fce.layouts.is_stale`), written to the store in ba
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -28,7 +29,7 @@ from fce.template import SiteTemplates, Template
 if TYPE_CHECKING:
     from templates_store import TemplateStore
 
-__all__ = ["DEFAULT_FALLBACK", "OUTCOME_BATCH", "Extractor", "extract", "learn_site", "learn_template"]
+__all__ = ["DEFAULT_FALLBACK", "OUTCOME_BATCH", "Extractor", "OutcomeBatch", "extract", "learn_site", "learn_template"]
 
 #: The single-page method used when no template fits. Issue #2 asked for Arias et al.'s text density (``density``,
 #: still available); measured against every registered method it is far behind (word F1 on the first 100
@@ -128,6 +129,47 @@ def learn_site(pages: Sequence[Page], site: str, *, timeout: float | None = None
                        source=name, what=f"learning from {len(pages)} pages").model_
 
 
+class OutcomeBatch:
+    """Detections counted as fits or fallbacks per site and template version, written to a store in batches
+    (``TemplateStore.record``, one call per site and version) every :data:`OUTCOME_BATCH` detections and on
+    :meth:`flush`. Thread-safe. The counts are monitoring: a store that cannot take them (read-only, locked, gone)
+    costs the counts only — ``dropped`` says how many, ``error`` why."""
+
+    def __init__(self, store: TemplateStore | None, *, size: int | None = None) -> None:
+        self.store = store
+        self.size = OUTCOME_BATCH if size is None else size
+        self._lock = threading.Lock()
+        self._outcomes: dict[tuple[str, int], list[str]] = {}
+        self._pending = 0
+        self.dropped = 0
+        self.error: StoreFailure | None = None
+
+    def add(self, site: str, version: int, result: Extraction) -> None:
+        """Count ``result``, an extraction of a page of ``site`` with its stored record of ``version``."""
+        fitted = result.method == "template" and result.fallback_reason is None
+        with self._lock:
+            self._outcomes.setdefault((site, version), []).append("1" if fitted else "0")
+            self._pending += 1
+            full = self._pending >= self.size
+        if full:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the counted outcomes to the store."""
+        from templates_store import StoreError
+
+        with self._lock:
+            outcomes, self._outcomes, self._pending = self._outcomes, {}, 0
+        if self.store is None:
+            return
+        for (site, version), marks in sorted(outcomes.items()):
+            try:
+                self.store.record(site, "".join(marks), version=version)
+            except StoreError as exc:  # counted, not raised (class docstring)
+                self.dropped += len(marks)
+                self.error = StoreFailure(str(exc))
+
+
 class Extractor:
     """Detection over many pages with one store: one connection, one template load per site (LRU-cached).
 
@@ -159,10 +201,7 @@ class Extractor:
         if fallback is not None:
             get_method(fallback)  # fail early on an unknown name
         self._cache: OrderedDict[str, tuple[SiteDetector, int] | None] = OrderedDict()
-        self._outcomes: dict[tuple[str, int], list[str]] = {}
-        self._pending = 0
-        self.dropped_outcomes = 0
-        self.record_error: StoreFailure | None = None
+        self._outcomes = OutcomeBatch(store)
 
     def detector(self, site: str | None) -> SiteDetector | None:
         """The compiled layouts of ``site`` (None when it has none)."""
@@ -213,24 +252,19 @@ class Extractor:
         if not self.record or site is None:
             return
         entry = self._cache.get(site)
-        if entry is None:
-            return
-        fitted = result.method == "template" and result.fallback_reason is None
-        self._outcomes.setdefault((site, entry[1]), []).append("1" if fitted else "0")
-        self._pending += 1
-        if self._pending >= OUTCOME_BATCH:
-            self.flush()
+        if entry is not None:
+            self._outcomes.add(site, entry[1], result)
 
     def flush(self) -> None:
         """Write the counted outcomes to the store (one ``record`` per site and template version)."""
-        from templates_store import StoreError
+        self._outcomes.flush()
 
-        outcomes, self._outcomes, self._pending = self._outcomes, {}, 0
-        if self.store is None:
-            return
-        for (site, version), marks in sorted(outcomes.items()):
-            try:
-                self.store.record(site, "".join(marks), version=version)
-            except StoreError as exc:  # see the class docstring: counted, not raised
-                self.dropped_outcomes += len(marks)
-                self.record_error = StoreFailure(str(exc))
+    @property
+    def dropped_outcomes(self) -> int:
+        """Outcomes the store did not take (class docstring)."""
+        return self._outcomes.dropped
+
+    @property
+    def record_error(self) -> StoreFailure | None:
+        """Why the store did not take them."""
+        return self._outcomes.error
