@@ -46,7 +46,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar, cast
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -208,15 +208,8 @@ class RedisStore(TemplateStore):
         wanted = unique_sites(sites)
         if not wanted:
             return {}
-        with self._errors():
-            pipe = self._client().pipeline(transaction=False)
-            for site in wanted:
-                pipe.hmget(self.key(site), _FIELDS)
-            replies = pipe.execute(raise_on_error=False)
         found = {}
-        for site, reply in zip(wanted, replies, strict=True):
-            if isinstance(reply, Exception):
-                raise self._error(reply, site) from reply
+        for site, reply in zip(wanted, self._hmget_many(wanted, _FIELDS), strict=True):
             template = self._template(site, reply)
             if template is not None:
                 found[site] = template
@@ -276,19 +269,25 @@ class RedisStore(TemplateStore):
             counted = self._record_script(keys=[key], args=args, client=client)
         return bool(counted)
 
+    def _hmget_many(self, sites: Sequence[str], fields: Sequence[bytes]) -> list[list[bytes | None]]:
+        """``HMGET fields`` of every site's key in one non-transactional pipeline (one round trip per node on a
+        cluster); a site whose reply is an error raises it, naming the site."""
+        with self._errors():
+            pipe = self._client().pipeline(transaction=False)
+            for site in sites:
+                pipe.hmget(self.key(site), fields)
+            replies = pipe.execute(raise_on_error=False)
+        for site, reply in zip(sites, replies, strict=True):
+            if isinstance(reply, Exception):
+                raise self._error(reply, site) from reply
+        return replies
+
     def counters(self, sites: Iterable[str]) -> dict[str, SiteCounters]:
         wanted = unique_sites(sites)
         if not wanted:
             return {}
-        with self._errors():
-            pipe = self._client().pipeline(transaction=False)
-            for site in wanted:
-                pipe.hmget(self.key(site), _COUNTER_FIELDS)
-            replies = pipe.execute(raise_on_error=False)
         found = {}
-        for site, reply in zip(wanted, replies, strict=True):
-            if isinstance(reply, Exception):
-                raise self._error(reply, site) from reply
+        for site, reply in zip(wanted, self._hmget_many(wanted, _COUNTER_FIELDS), strict=True):
             version, fits, fallbacks, recent = reply
             if version is None:
                 continue
