@@ -14,6 +14,7 @@ An *atomic* block has no sub-block. ``<head>``, scripts, styles and similar non-
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -242,10 +243,41 @@ def segment(page: Page, path_style: str = DEFAULT_PATH_STYLE) -> BlockTree:
     return segment_element(page.root, path_style)
 
 
+#: Set this environment variable (to anything but empty or ``0``) to segment with the pure-Python loop even where
+#: the compiled one is installed (to compare them, or to rule the accelerator out when hunting a bug).
+NO_ACCEL_ENV = "FCE_NO_ACCEL"
+
+
+def _load_accelerator():  # type: ignore[no-untyped-def]
+    """The compiled walk (``fce/_segment.pyx``), configured with this module's tag sets; None where it was not
+    built (no C compiler at install time) or is switched off by :data:`NO_ACCEL_ENV`."""
+    if os.environ.get(NO_ACCEL_ENV, "") not in ("", "0"):
+        return None
+    try:
+        from fce import _segment  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    _segment.configure(BLOCK_TAGS, SKIPPED_TAGS, _FORM_FIELD_TAGS, _MEDIA_TAGS, _UPPER, _QUALIFIED_STEPS,
+                       _qualified_step)
+    return _segment
+
+
+_ACCEL = _load_accelerator()
+#: Whether segmentation runs compiled (``fce methods`` and the benchmarks report it).
+ACCELERATED = _ACCEL is not None
+
+
 def segment_element(root: object, path_style: str = DEFAULT_PATH_STYLE) -> BlockTree:
     if path_style not in PATH_STYLES:
         raise ValueError(f"path_style must be one of {PATH_STYLES}, not {path_style!r}")
     qualified = path_style == "qualified"
+    if _ACCEL is not None and isinstance(root, etree._Element) and root.tag.__class__ is str:
+        return _freeze(*_ACCEL.segment_builders(root, qualified))
+    return _segment_python(root, qualified)
+
+
+def _segment_python(root: object, qualified: bool) -> BlockTree:
+    """The segmentation loop in Python: the definition the compiled walk (``fce/_segment.pyx``) reproduces."""
     # Mutable per-block builders, frozen into Block values at the end. This loop runs once per element of every
     # page and is most of the cost of a detection (bench/README.md, "Profile"): it is written for speed — local
     # names, no function call per element but for new blocks, the block to return to at an element's end found
@@ -353,11 +385,14 @@ def _freeze(paths: list[str], tags: list[str], parents: list[int], depths: list[
     ``map``/``zip``, so that the per-block work runs in C)."""
     # own text: the text pieces joined (an atomic block's parts are all text) with whitespace collapsed —
     # " ".join(s.split()) is re.sub(r"\s+", " ", s).strip(): str.split() splits on exactly the characters of \s
-    is_text = str.__instancecheck__
-    texts = [
-        " ".join("".join(filter(is_text, block_parts) if kids else block_parts).split())  # type: ignore[arg-type]
-        for block_parts, kids in zip(parts, children, strict=True)
-    ]
+    if _ACCEL is not None:
+        texts = _ACCEL.own_texts(parts, children)
+    else:
+        is_text = str.__instancecheck__
+        texts = [
+            " ".join("".join(filter(is_text, block_parts) if kids else block_parts).split())  # type: ignore[arg-type]
+            for block_parts, kids in zip(parts, children, strict=True)
+        ]
     rows = zip(range(len(paths)), paths, tags, parents, depths, map(tuple, children), map(tuple, parts), texts,
                *zip(*counts, strict=True), strict=True)
     return BlockTree(tuple(map(partial(tuple.__new__, Block), rows)))

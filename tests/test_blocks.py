@@ -1,6 +1,8 @@
 """fce.blocks: block tree, traversal paths, own text (the paper's Figures 1–3), document order."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fce.blocks import BLOCK_TAGS, PAPER_BLOCK_TAGS, blocks_of, segment
 from fce.parse import parse_page
@@ -193,15 +195,41 @@ TRICKY_PAGES = [
 ]
 
 
+@pytest.fixture(params=["compiled", "python"])
+def impl(request, monkeypatch):
+    """Run a test with the compiled walk (``fce/_segment.pyx``) and with the pure-Python loop."""
+    from fce import blocks
+
+    if request.param == "python":
+        monkeypatch.setattr(blocks, "_ACCEL", None)
+    elif blocks._ACCEL is None:
+        pytest.skip("the compiled segmentation is not built (test_the_compiled_walk_is_built says why)")
+    return request.param
+
+
+def test_the_compiled_walk_is_built():
+    # the install builds fce/_segment.pyx (setup.py; optional where no C compiler exists). The suite insists on it
+    # so that the compiled walk is what the tests exercise, unless the pure-Python loop was asked for.
+    import os
+
+    from fce import blocks
+
+    if os.environ.get(blocks.NO_ACCEL_ENV, "") not in ("", "0"):
+        assert not blocks.ACCELERATED
+        return
+    assert blocks.ACCELERATED, ("fce._segment is not built: reinstall with a C compiler (pip install -e .), or set "
+                                f"{blocks.NO_ACCEL_ENV}=1 to test the pure-Python segmentation only")
+
+
 @pytest.mark.parametrize("style", ["paper", "qualified"])
 @pytest.mark.parametrize("html", TRICKY_PAGES, ids=range(len(TRICKY_PAGES)))
-def test_segmentation_matches_the_reference(html, style):
+def test_segmentation_matches_the_reference(html, style, impl):
     page = parse_page(html)
     assert segment(page, style).blocks == _reference_segment(page.root, style).blocks
 
 
 @pytest.mark.parametrize("layout", ["div", "table"])
-def test_segmentation_matches_the_reference_on_generated_sites(layout):
+def test_segmentation_matches_the_reference_on_generated_sites(layout, impl):
     from fce.sitegen import SiteStyle, generate_site
 
     for generated in generate_site("example.org", 4, seed=6, style=SiteStyle(layout=layout)):
@@ -210,7 +238,7 @@ def test_segmentation_matches_the_reference_on_generated_sites(layout):
             assert segment(page, style).blocks == _reference_segment(page.root, style).blocks
 
 
-def test_step_cache_is_bounded(monkeypatch):
+def test_step_cache_is_bounded(monkeypatch, impl):
     from fce import blocks
 
     monkeypatch.setattr(blocks, "STEP_CACHE_SIZE", 5)
@@ -237,7 +265,7 @@ def test_join_pieces_collapses_whitespace_like_the_regex(pieces):
 
 @pytest.mark.parametrize("style", ["paper", "qualified"])
 @pytest.mark.parametrize("html", TRICKY_PAGES[:3], ids=range(3))
-def test_segmentation_matches_the_reference_with_comments_kept(html, style):
+def test_segmentation_matches_the_reference_with_comments_kept(html, style, impl):
     # parse_page drops comments and processing instructions; a tree from elsewhere may keep them
     from lxml import etree
 
@@ -256,3 +284,92 @@ def test_an_anchor_without_href_is_not_a_link():
     assert first.link_chars == 0 and first.n_links == 0
     linked = by_text["See this link too."]
     assert linked.link_chars == len("this link") and linked.n_links == 1
+
+
+# -- the compiled walk against the Python loop on arbitrary markup ----------------------------------------------------
+
+_TAGS = ["div", "p", "span", "a", "b", "td", "li", "ul", "table", "tr", "script", "style", "br", "img", "input",
+         "select", "svg", "iframe", "h1", "noscript", "em", "section", "fb:like", "x-widget", "pre", "title"]
+_TEXT = st.text(alphabet=st.sampled_from(list("ab yz,.\n\t\r\x0b\x0c\xa0\u2003\u3000\x1c\x85\u200b&<>é中")),
+                max_size=12)
+
+
+@st.composite
+def _markup(draw, depth=0):
+    out = [draw(_TEXT).replace("<", "&lt;")]
+    for _ in range(draw(st.integers(0, 3 if depth < 4 else 0))):
+        tag = draw(st.sampled_from(_TAGS))
+        attrs = ""
+        if draw(st.booleans()):
+            ident = draw(st.sampled_from(["main", "a1-b", "", "x y", "Nav_2"]))
+            attrs += f" id='{ident}'"
+        if draw(st.booleans()):
+            names = draw(st.sampled_from(["story active", "c1 c2 c3 c4", "", "a&amp;b", "x"]))
+            attrs += f" class='{names}'"
+        if tag == "a" and draw(st.booleans()):
+            attrs += draw(st.sampled_from([" href=x", " href", " href=''", " name=top"]))
+        inner = draw(_markup(depth + 1))
+        close = draw(st.sampled_from([f"</{tag}>", ""]))
+        comment = draw(st.sampled_from(["", "<!-- c -->", "<?pi x?>"]))
+        out.append(f"<{tag}{attrs}>{inner}{close}{comment}{draw(_TEXT)}")
+    return "".join(out)
+
+
+@pytest.mark.skipif(not __import__("fce.blocks").blocks.ACCELERATED, reason="the compiled walk is not built")
+@settings(max_examples=300, deadline=None)
+@given(body=_markup(), keep_comments=st.booleans())
+def test_the_compiled_walk_gives_the_python_loops_blocks(body, keep_comments):
+    from lxml import etree
+
+    from fce import blocks
+
+    html = ("<html><head><title>t</title></head><body>" + body + "</body></html>").encode()
+    if keep_comments:
+        root = etree.fromstring(html, etree.HTMLParser(remove_comments=False, remove_pis=False))
+    else:
+        root = parse_page(html).root
+    compiled = {style: blocks.segment_element(root, style) for style in blocks.PATH_STYLES}
+    accel, blocks._ACCEL = blocks._ACCEL, None
+    try:
+        python = {style: blocks.segment_element(root, style) for style in blocks.PATH_STYLES}
+    finally:
+        blocks._ACCEL = accel
+    for style in blocks.PATH_STYLES:
+        assert compiled[style].blocks == python[style].blocks
+
+
+@pytest.mark.skipif(not __import__("fce.blocks").blocks.ACCELERATED, reason="the compiled walk is not built")
+@settings(max_examples=300, deadline=None)
+@given(parts=st.lists(st.lists(st.one_of(_TEXT, st.text(max_size=8), st.integers(0, 9)), max_size=6), max_size=5))
+def test_compiled_own_texts_collapse_whitespace_like_str_split(parts):
+    from fce import blocks
+
+    children = [[p for p in block if isinstance(p, int)] for block in parts]
+    expected = [" ".join("".join(p for p in block if isinstance(p, str)).split()) for block in parts]
+    assert blocks._ACCEL.own_texts(parts, children) == expected
+
+
+@pytest.mark.parametrize("style", ["paper", "qualified"])
+def test_attribute_values_split_over_entity_nodes(style, impl):
+    # an XML tree that keeps entity references: the class value is two nodes, which lxml joins for the walk
+    from lxml import etree
+
+    from fce.blocks import segment_element
+
+    xml = b'<!DOCTYPE div [<!ENTITY e "Story">]><div class="main &e;"><p id="a&e;">text <a href="&e;">x</a></p></div>'
+    root = etree.fromstring(xml, etree.XMLParser(resolve_entities=False))
+    got = segment_element(root, style)
+    assert got.blocks == _reference_segment(root, style).blocks
+    if style == "qualified":
+        assert got.blocks[1].path == "HTML.P[#astory]"
+
+
+def test_namespaced_elements_are_spelled_as_lxml_spells_them(impl):
+    from lxml import etree
+
+    from fce.blocks import segment_element
+
+    root = etree.fromstring(b'<html xmlns:x="urn:x"><body><x:div>in x</x:div><div>plain</div></body></html>')
+    got = segment_element(root, "qualified")
+    assert got.blocks == _reference_segment(root, "qualified").blocks
+    assert [b.tag for b in got.blocks] == ["html", "body", "div"]
