@@ -37,6 +37,7 @@ __all__ = [
     "blocks_of",
     "join_pieces",
     "segment",
+    "text_on_paths",
 ]
 
 #: The block-level tags the FastCE paper names (§I, after Debnath et al. [11]).
@@ -199,6 +200,8 @@ class BlockTree:
 
     def pieces(self, index: int, keep: Callable[[Block], bool] | None = None,
                visited: list[int] | None = None) -> list[str]:
+        if _ACCEL is not None:
+            return _ACCEL.pieces(self.blocks, index, keep, visited, INLINE_BLOCK_TAGS)  # type: ignore[no-any-return]
         out: list[str] = []
         stack: list[str | int] = [index]
         blocks = self.blocks
@@ -223,10 +226,21 @@ class BlockTree:
 
 def join_pieces(pieces: Sequence[str]) -> str:
     """Join text pieces, collapse runs of spaces within lines, drop empty lines."""
+    if _ACCEL is not None:
+        return _ACCEL.join_pieces(pieces)  # type: ignore[no-any-return]
     # " ".join(line.split()) collapses whitespace as re.sub(r"\s+", " ", line).strip() does, faster: str.split()
     # splits on exactly the characters of \s (str.isspace)
     lines = "".join(pieces).split("\n")
     return "\n".join(filter(None, [" ".join(line.split()) for line in lines]))
+
+
+def text_on_paths(blocks: Sequence[Block], paths: frozenset[str] | set[str]) -> tuple[int, int]:
+    """Characters of own text on blocks whose path is in ``paths``, and of all blocks (a template's fit)."""
+    if _ACCEL is not None:
+        return _ACCEL.text_on_paths(blocks, paths)  # type: ignore[no-any-return]
+    total = sum([len(b.text) for b in blocks])
+    known = sum([len(b.text) for b in blocks if b.path in paths])
+    return known, total
 
 
 def blocks_of(page: Page, path_style: str = DEFAULT_PATH_STYLE) -> BlockTree:
@@ -258,7 +272,7 @@ def _load_accelerator():  # type: ignore[no-untyped-def]
     except ImportError:
         return None
     _segment.configure(BLOCK_TAGS, SKIPPED_TAGS, _FORM_FIELD_TAGS, _MEDIA_TAGS, _UPPER, _QUALIFIED_STEPS,
-                       _qualified_step)
+                       _qualified_step, Block)
     return _segment
 
 
@@ -272,7 +286,7 @@ def segment_element(root: object, path_style: str = DEFAULT_PATH_STYLE) -> Block
         raise ValueError(f"path_style must be one of {PATH_STYLES}, not {path_style!r}")
     qualified = path_style == "qualified"
     if _ACCEL is not None and isinstance(root, etree._Element) and root.tag.__class__ is str:
-        return _freeze(*_ACCEL.segment_builders(root, qualified))
+        return BlockTree(_ACCEL.segment_blocks(root, qualified))
     return _segment_python(root, qualified)
 
 
@@ -385,14 +399,11 @@ def _freeze(paths: list[str], tags: list[str], parents: list[int], depths: list[
     ``map``/``zip``, so that the per-block work runs in C)."""
     # own text: the text pieces joined (an atomic block's parts are all text) with whitespace collapsed —
     # " ".join(s.split()) is re.sub(r"\s+", " ", s).strip(): str.split() splits on exactly the characters of \s
-    if _ACCEL is not None:
-        texts = _ACCEL.own_texts(parts, children)
-    else:
-        is_text = str.__instancecheck__
-        texts = [
-            " ".join("".join(filter(is_text, block_parts) if kids else block_parts).split())  # type: ignore[arg-type]
-            for block_parts, kids in zip(parts, children, strict=True)
-        ]
+    is_text = str.__instancecheck__
+    texts = [
+        " ".join("".join(filter(is_text, block_parts) if kids else block_parts).split())  # type: ignore[arg-type]
+        for block_parts, kids in zip(parts, children, strict=True)
+    ]
     rows = zip(range(len(paths)), paths, tags, parents, depths, map(tuple, children), map(tuple, parts), texts,
                *zip(*counts, strict=True), strict=True)
     return BlockTree(tuple(map(partial(tuple.__new__, Block), rows)))

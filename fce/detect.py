@@ -98,10 +98,9 @@ class Detector:
 
     def fit_score(self, tree: BlockTree) -> float:
         """Share of the page's own-text characters lying on paths seen while learning."""
-        known_paths = self.known
-        blocks = tree.blocks
-        total = sum([len(b.text) for b in blocks])
-        known = sum([len(b.text) for b in blocks if b.path in known_paths])
+        from fce.blocks import text_on_paths
+
+        known, total = text_on_paths(tree.blocks, self.known)
         return known / total if total else 0.0
 
     def match(self, page: Page | BlockTree) -> TemplateMatch:

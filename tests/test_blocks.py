@@ -253,7 +253,7 @@ def test_step_cache_is_bounded(monkeypatch, impl):
 @pytest.mark.parametrize("pieces", [
     ["  a \u00a0 b\u2003", "\n", "\u3000", "\n\n", "c\x1c\x1dd\x85e  "], ["\n"], [], ["x\u200by"], ["\t\x0b\x0c "],
 ])
-def test_join_pieces_collapses_whitespace_like_the_regex(pieces):
+def test_join_pieces_collapses_whitespace_like_the_regex(pieces, impl):
     import re
 
     from fce.blocks import join_pieces
@@ -324,10 +324,10 @@ def test_the_compiled_walk_gives_the_python_loops_blocks(body, keep_comments):
     from fce import blocks
 
     html = ("<html><head><title>t</title></head><body>" + body + "</body></html>").encode()
-    if keep_comments:
-        root = etree.fromstring(html, etree.HTMLParser(remove_comments=False, remove_pis=False))
-    else:
-        root = parse_page(html).root
+    # parse_page's parser, or one that keeps comments and processing instructions (parse_page itself would refuse
+    # some of these pages as binary: the alphabet is rich in control characters)
+    parser = etree.HTMLParser(remove_comments=not keep_comments, remove_pis=not keep_comments, default_doctype=False)
+    root = etree.fromstring(html, parser)
     compiled = {style: blocks.segment_element(root, style) for style in blocks.PATH_STYLES}
     accel, blocks._ACCEL = blocks._ACCEL, None
     try:
@@ -344,9 +344,8 @@ def test_the_compiled_walk_gives_the_python_loops_blocks(body, keep_comments):
 def test_compiled_own_texts_collapse_whitespace_like_str_split(parts):
     from fce import blocks
 
-    children = [[p for p in block if isinstance(p, int)] for block in parts]
     expected = [" ".join("".join(p for p in block if isinstance(p, str)).split()) for block in parts]
-    assert blocks._ACCEL.own_texts(parts, children) == expected
+    assert blocks._ACCEL.own_texts(parts) == expected
 
 
 @pytest.mark.parametrize("style", ["paper", "qualified"])
@@ -373,3 +372,47 @@ def test_namespaced_elements_are_spelled_as_lxml_spells_them(impl):
     got = segment_element(root, "qualified")
     assert got.blocks == _reference_segment(root, "qualified").blocks
     assert [b.tag for b in got.blocks] == ["html", "body", "div"]
+
+
+@pytest.mark.skipif(not __import__("fce.blocks").blocks.ACCELERATED, reason="the compiled walk is not built")
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(st.one_of(_TEXT, st.text(max_size=8), st.sampled_from(["\n", "", " ", "\n\n"])), max_size=8))
+def test_compiled_join_pieces_is_the_python_one(pieces):
+    from fce import blocks
+
+    lines = "".join(pieces).split("\n")
+    assert blocks._ACCEL.join_pieces(pieces) == "\n".join(filter(None, [" ".join(line.split()) for line in lines]))
+
+
+@pytest.mark.parametrize("html", TRICKY_PAGES, ids=range(len(TRICKY_PAGES)))
+def test_compiled_rendering_is_the_python_one(html, monkeypatch):
+    from fce import blocks
+
+    if blocks._ACCEL is None:
+        pytest.skip("the compiled walk is not built")
+    t = segment(parse_page(html), "qualified")
+
+    def keep(block):
+        return block.index % 3 != 1
+
+    def render_all():
+        out = []
+        for i in range(len(t)):
+            for k in (None, keep):
+                visited = []
+                out.append((t.pieces(i, k, visited), t.render(i, k), visited))
+        return out
+
+    compiled = render_all()
+    monkeypatch.setattr(blocks, "_ACCEL", None)
+    assert compiled == render_all()
+
+
+def test_text_on_paths_sums_own_text(impl):
+    from fce.blocks import text_on_paths
+
+    t = tree(b"<body><div><p>four</p><p>sixsix</p></div><ul><li>xx</li></ul></body>")
+    paths = {b.path for b in t if b.text in ("four", "xx")}
+    assert text_on_paths(t.blocks, paths) == (6, 12)
+    assert text_on_paths(t.blocks, frozenset()) == (0, 12)
+    assert text_on_paths((), paths) == (0, 0)
