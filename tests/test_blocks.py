@@ -411,7 +411,7 @@ def test_compiled_rendering_is_the_python_one(html, monkeypatch):
 def test_text_on_paths_sums_own_text(impl):
     from fce.blocks import text_on_paths
 
-    t = tree(b"<body><div><p>four</p><p>sixsix</p></div><ul><li>xx</li></ul></body>")
+    t = tree(b"<body><div><p>four</p><h2>sixsix</h2></div><ul><li>xx</li></ul></body>")
     paths = {b.path for b in t if b.text in ("four", "xx")}
     assert text_on_paths(t.blocks, paths) == (6, 12)
     assert text_on_paths(t.blocks, frozenset()) == (0, 12)
