@@ -219,6 +219,9 @@ def versions() -> str:
             out.append(f"{dist} {version(dist)}")
         except PackageNotFoundError:
             pass
+    from fce import blocks
+
+    out.append("segmentation " + ("compiled (fce._segment)" if blocks.ACCELERATED else "pure Python"))
     return ", ".join(out)
 
 

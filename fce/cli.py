@@ -446,6 +446,11 @@ def methods() -> None:
         params = ", ".join(f"{k}={v}" for k, v in info.params.items()) or "none"
         default = "  [default fallback]" if info.name == DEFAULT_FALLBACK else ""
         typer.echo(f"{info.name}{default}\n  {info.description}\n  paper: {info.paper}\n  params: {params}")
+    from fce.blocks import ACCELERATED, NO_ACCEL_ENV
+
+    typer.echo("segmentation (all methods and templates): " + (
+        "compiled (fce._segment)" if ACCELERATED
+        else f"pure Python (fce._segment not built, or {NO_ACCEL_ENV} set; same output, slower)"))
 
 
 @app.command()

@@ -371,6 +371,9 @@ def test_version_methods_and_help() -> None:
     assert run("--version").stdout == f"fce {fce.__version__}\n"
     methods = run("methods").stdout
     assert f"{DEFAULT_FALLBACK}  [default fallback]" in methods and "paper:" in methods and "c1=0.333" in methods
+    from fce.blocks import ACCELERATED
+
+    assert ("segmentation (all methods and templates): compiled" in methods) == ACCELERATED
     assert "Usage" in run().output
     assert "eval" in run("--help").stdout  # registered from fce.evaluation.command
 
