@@ -68,8 +68,10 @@ DEFAULT_PAGE_TIMEOUT = 30.0
 
 #: Seconds between repeated interruptions once the time is up: an exception raised while the thread runs a
 #: ``__del__`` method or a garbage-collector callback is printed and dropped by Python, so it is raised again
-#: until the limited block has ended.
-REFIRE_INTERVAL = 0.1
+#: until the limited block has ended. (Such callbacks are common: dask.distributed installs a GC callback in every
+#: process that started a cluster.) 10 ms: a limit overshoots by at most that much when the first interruption
+#: is dropped, and nothing refires before a limit has run out.
+REFIRE_INTERVAL = 0.01
 
 #: Slack when deciding whether a deadline has passed: the interval timer and ``time.monotonic`` may disagree by
 #: a clock tick.
