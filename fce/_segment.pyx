@@ -604,3 +604,39 @@ def text_on_paths(tuple blocks, paths):
             if (<tuple>block)[1] in paths:
                 known += n
     return known, total
+
+
+def subtree_sums(tuple blocks, inline_tags):
+    """``fce.blocks.subtree_sums``: per block, characters of own text and of link text in its whole subtree, and
+    characters and commas of its paragraph (own text plus inline sub-blocks), in one bottom-up pass."""
+    cdef Py_ssize_t n = len(blocks), i, up, own
+    cdef object block
+    cdef str text
+    cdef long* sums = <long*>calloc(4 * n + 1, sizeof(long))
+    cdef long* chars = sums
+    cdef long* links = sums + n
+    cdef long* para = sums + 2 * n
+    cdef long* commas = sums + 3 * n
+    if sums is NULL:
+        raise MemoryError()
+    try:
+        for i in range(n - 1, -1, -1):
+            block = blocks[i]
+            text = <str>(<tuple>block)[7]
+            own = len(text)
+            chars[i] += own
+            links[i] += <long>(<tuple>block)[13]
+            para[i] += own
+            if own:
+                commas[i] += text.count(",")
+            up = <Py_ssize_t>(<tuple>block)[3]
+            if up >= 0:
+                chars[up] += chars[i]
+                links[up] += links[i]
+                if (<tuple>block)[2] in inline_tags:
+                    para[up] += para[i]
+                    commas[up] += commas[i]
+        return ([chars[i] for i in range(n)], [links[i] for i in range(n)], [para[i] for i in range(n)],
+                [commas[i] for i in range(n)])
+    finally:
+        free(sums)

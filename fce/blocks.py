@@ -37,6 +37,7 @@ __all__ = [
     "blocks_of",
     "join_pieces",
     "segment",
+    "subtree_sums",
     "text_on_paths",
 ]
 
@@ -241,6 +242,37 @@ def text_on_paths(blocks: Sequence[Block], paths: frozenset[str] | set[str]) -> 
     total = sum([len(b.text) for b in blocks])
     known = sum([len(b.text) for b in blocks if b.path in paths])
     return known, total
+
+
+def subtree_sums(blocks: Sequence[Block], inline_tags: frozenset[str] = INLINE_BLOCK_TAGS,
+                 ) -> tuple[list[int], list[int], list[int], list[int]]:
+    """One bottom-up pass over blocks in pre-order (every block comes after its ancestors). Per block: characters
+    of text and of link text in its whole subtree; characters and commas of its paragraph (its own text plus its
+    sub-blocks of ``inline_tags``)."""
+    if _ACCEL is not None:
+        return _ACCEL.subtree_sums(tuple(blocks), inline_tags)  # type: ignore[no-any-return]
+    n = len(blocks)
+    chars = [0] * n
+    links = [0] * n
+    para = [0] * n
+    para_commas = [0] * n
+    for b in reversed(blocks):
+        i = b.index
+        text = b.text
+        own = len(text)
+        c = chars[i] = chars[i] + own
+        lk = links[i] = links[i] + b.link_chars
+        para[i] += own
+        if own:
+            para_commas[i] += text.count(",")
+        up = b.parent
+        if up >= 0:
+            chars[up] += c
+            links[up] += lk
+            if b.tag in inline_tags:
+                para[up] += para[i]
+                para_commas[up] += para_commas[i]
+    return chars, links, para, para_commas
 
 
 def blocks_of(page: Page, path_style: str = DEFAULT_PATH_STYLE) -> BlockTree:

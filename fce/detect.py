@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from itertools import compress
+from operator import attrgetter
 
 import numpy as np
 import scipy.sparse as sp
@@ -41,6 +43,7 @@ MIN_FIT = 0.5
 
 #: Positions in a :class:`~fce.blocks.Block` of its counts, in :data:`~fce.features.COUNT_FEATURES` order.
 _COUNT_FIELDS = tuple(Block._fields.index(name) for name in COUNT_FEATURES)
+_PATH, _TAG = attrgetter("path"), attrgetter("tag")
 
 
 #: How a template is applied. ``"rules"``: the paper's detection phase (candidates on P, the three rules, noise
@@ -103,10 +106,12 @@ class Detector:
         known, total = text_on_paths(tree.blocks, self.known)
         return known / total if total else 0.0
 
-    def match(self, page: Page | BlockTree) -> TemplateMatch:
-        """Apply the template to one page (in this detector's mode)."""
+    def match(self, page: Page | BlockTree, *, fit: float | None = None) -> TemplateMatch:
+        """Apply the template to one page (in this detector's mode); ``fit``: the page's :meth:`fit_score`, when
+        the caller computed it already."""
         tree = page if isinstance(page, BlockTree) else blocks_of(page, self.path_style)
-        fit = self.fit_score(tree)
+        if fit is None:
+            fit = self.fit_score(tree)
         if self.mode == "guided":
             return self._match_guided(tree, fit)
         candidates = self._extract(tree)
@@ -126,10 +131,11 @@ class Detector:
 
         noise_paths, paths = self.noise_paths, self.paths
         blocks = tree.blocks
-        boilerplate = [b.path in noise_paths for b in blocks]
-        inline = INLINE_BLOCK_TAGS
-        for b in blocks:  # a paragraph whose text sits in inline sub-blocks on content paths is not boilerplate
-            if b.tag in inline and b.path in paths and b.parent >= 0:
+        # (column-wise with map/compress, so that the loops over every block run in C)
+        boilerplate = list(map(noise_paths.__contains__, map(_PATH, blocks)))
+        for b in compress(blocks, map(INLINE_BLOCK_TAGS.__contains__, map(_TAG, blocks))):
+            if b.path in paths and b.parent >= 0:
+                # a paragraph whose text sits in inline sub-blocks on content paths is not boilerplate
                 boilerplate[b.parent] = False
         covered: list[int] = []
         selected = tuple(select_main(tree, boilerplate, covered))

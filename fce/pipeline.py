@@ -91,7 +91,8 @@ def _extract(page: Page, template: Compiled | None, *, site: str | None, fallbac
     choice = detector.choose(tree, min_fit=min_fit)
     site = site or detector.site
     index = choice.best  # the layout applied when it fits, or when no fallback is allowed
-    match = detector.detectors[index].match(tree) if choice.layout >= 0 or fallback is None else None
+    match = (detector.detectors[index].match(tree, fit=choice.fit)  # choice.fit: the fit of layout `index`
+             if choice.layout >= 0 or fallback is None else None)
     if fallback is not None:
         reason = "low-fit" if match is None else ("empty" if not match.blocks else None)
         if reason is not None:

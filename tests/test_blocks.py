@@ -416,3 +416,19 @@ def test_text_on_paths_sums_own_text(impl):
     assert text_on_paths(t.blocks, paths) == (6, 12)
     assert text_on_paths(t.blocks, frozenset()) == (0, 12)
     assert text_on_paths((), paths) == (0, 0)
+
+
+@pytest.mark.parametrize("html", TRICKY_PAGES + [FIGURE_2 * 3], ids=range(len(TRICKY_PAGES) + 1))
+def test_subtree_sums(html, impl):
+    from fce.blocks import INLINE_BLOCK_TAGS, subtree_sums
+
+    t = tree(html, "qualified")
+    chars, links, para, commas = subtree_sums(t.blocks)
+    for b in t:
+        inside = [b, *t.descendants(b.index)]
+        assert chars[b.index] == sum(len(d.text) for d in inside)
+        assert links[b.index] == sum(d.link_chars for d in inside)
+    for b in t:  # a paragraph: own text plus inline sub-blocks, at any depth through inline blocks
+        inline_kids = [k for k in b.children if t[k].tag in INLINE_BLOCK_TAGS]
+        assert para[b.index] == len(b.text) + sum(para[k] for k in inline_kids)
+        assert commas[b.index] == b.text.count(",") + sum(commas[k] for k in inline_kids)

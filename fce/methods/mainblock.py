@@ -40,7 +40,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from fce.blocks import INLINE_BLOCK_TAGS, Block, BlockTree, blocks_of
+from fce.blocks import INLINE_BLOCK_TAGS, Block, BlockTree, blocks_of, subtree_sums
 from fce.extraction import ExtractedBlock
 from fce.learn import name_words
 from fce.methods import register
@@ -127,31 +127,9 @@ def _meta_named(path: str) -> bool:
 
 
 def _subtree_sums(blocks: Sequence[Block]) -> tuple[list[int], list[int], list[int], list[int]]:
-    """One bottom-up pass (blocks are in pre-order: every block comes after its ancestors). Per block: characters
-    of text and of link text in its whole subtree; characters and commas of its paragraph (its own text plus its
-    inline sub-blocks)."""
-    n = len(blocks)
-    chars = [0] * n
-    links = [0] * n
-    para = [0] * n
-    para_commas = [0] * n
-    for b in reversed(blocks):
-        i = b.index
-        text = b.text
-        own = len(text)
-        c = chars[i] = chars[i] + own
-        lk = links[i] = links[i] + b.link_chars
-        para[i] += own
-        if own:
-            para_commas[i] += text.count(",")
-        up = b.parent
-        if up >= 0:
-            chars[up] += c
-            links[up] += lk
-            if b.tag in _INLINE:
-                para[up] += para[i]
-                para_commas[up] += para_commas[i]
-    return chars, links, para, para_commas
+    """Per block: characters of text and of link text in its whole subtree; characters and commas of its paragraph
+    (its own text plus its inline sub-blocks) — :func:`fce.blocks.subtree_sums` (compiled where built)."""
+    return subtree_sums(blocks, _INLINE)
 
 
 def _ancestors(blocks: Sequence[Block], i: int) -> list[int]:
