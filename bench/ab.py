@@ -11,6 +11,9 @@ ratios new ÷ old. (A function of the old code that imports an fce module lazily
 paths only ``Detector._match_guided``'s import of ``mainblock.select_main`` does, and mainblock.py is unchanged.)
 Components: ``segment`` (pages parsed beforehand), ``parse_page``, ``detect guided`` (parse +
 template, the default mode), ``mainblock`` and ``plain`` (parse + method). Templates are learned by the baseline.
+Then the new code against a peer (``--peer``, default Resiliparse: the issues' "× Resiliparse"), alternating with
+it on every page the same way: ``parse_page``, detection with the template alone and with the default fallback,
+and ``mainblock``.
 """
 
 from __future__ import annotations
@@ -70,6 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=5, help="alternating runs per page and version")
     parser.add_argument("--data", type=Path, default=common.data_root())
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--peer", default="resiliparse",
+                        help="also time the new code against this peer, alternating per page ('' to skip)")
     args = parser.parse_args(argv)
     if not (args.baseline / "fce" / "__init__.py").is_file():
         parser.error(f"{args.baseline}: no fce package there")
@@ -122,7 +127,35 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(f"| {name} | {median(t_old):.3f} | {median(t_new):.3f} | {ratio(t_old, floor):.2f}× | "
               f"{ratio(t_new, floor):.2f}× | {ratio(t_new, t_old):.2f} |")
+    if args.peer and common.peer_available(args.peer):
+        _against_peer(args, work, new, floor)
     return 0
+
+
+def _against_peer(args: argparse.Namespace, work: list[Any], new: dict[str, Any], floor: list[float]) -> None:
+    """The new code against a peer extractor (default Resiliparse), alternating on every page in this process: the
+    issue's "× Resiliparse" without the drift of separate processes run minutes apart."""
+    peer = common.make_extractor(args.peer)
+    parse, extract = new["fce.parse"].parse_page, new["fce.pipeline"].extract
+    mainblock = new["fce.methods"].get_method("mainblock")
+    fallback = new["fce.pipeline"].DEFAULT_FALLBACK
+    rows: dict[str, Callable[[Any], Any]] = {
+        "parse_page": lambda w: parse(w[0]),
+        "detect guided (template alone)": lambda w: extract(parse(w[0]), w[2], fallback=None),
+        f"detect + fallback ({fallback})": lambda w: extract(parse(w[0]), w[2], fallback=fallback),
+        "mainblock (no template)": lambda w: mainblock(parse(w[0])),
+    }
+    t_floor_peer, _ = _paired(lambda w: peer(w[0], None), lambda w: None, work, args.reps)
+    peer_x_floor = median([p / f for p, f in zip(t_floor_peer, floor, strict=True)])
+    print(f"\nnew code against {args.peer}, alternating on every page (same pages, same process; "
+          f"{args.peer} {median(t_floor_peer):.3f} ms/page median, {peer_x_floor:.2f}× the floor)\n")
+    print(f"| component | {args.peer} ms | fce ms | fce × floor | fce × {args.peer} |")
+    print("|:--|--:|--:|--:|--:|")
+    for name, fn in rows.items():
+        t_peer, t_fce = _paired(lambda w: peer(w[0], None), fn, work, args.reps)
+        print(f"| {name} | {median(t_peer):.3f} | {median(t_fce):.3f} | "
+              f"{median([t / f for t, f in zip(t_fce, floor, strict=True)]):.2f}× | "
+              f"{median([t / p for t, p in zip(t_fce, t_peer, strict=True) if p > 0]):.2f}× |")
 
 
 if __name__ == "__main__":
