@@ -85,7 +85,8 @@ def test_split_boxes_of_equal_score_are_joined_at_their_common_ancestor() -> Non
 
 
 def test_two_boxes_are_not_enough_to_join() -> None:
-    boxes = f"<div><div>{paras(3, 'first')}</div></div><div><div>{paras(3, 'later')}</div></div>"
+    # (told apart by their names: with the same path the second would come as a repeat, see below)
+    boxes = f'<div class="a"><div>{paras(3, "first")}</div></div><div class="b"><div>{paras(3, "later")}</div></div>'
     text = extract(f"<div>{boxes}</div>")
     assert text.count("first") == 3 and "later" not in text  # equal scores: the first in document order
 
@@ -107,6 +108,19 @@ def test_chunks_of_an_article_with_the_same_names_are_joined() -> None:
     assert text.count("first") == 3 and text.count("second") == 3
     assert text.index("first") < text.index("second")
     assert "Section number" not in text and "aside" not in text
+
+
+def test_containers_with_the_same_path_further_away_are_joined() -> None:
+    # The two parts of the article sit four levels apart (too far for the chunks, only two parts for the
+    # promotion): the second has exactly the path of the best container and scores as much, so it comes too.
+    part = '<div class="scale"><div class="outer"><div class="mha"><div class="body">{}</div></div></div></div>'
+    body = (f'<div class="page">{part.format(paras(3, "first"))}<div class="rail">{nav()}</div>'
+            f'{part.format(paras(3, "second"))}<div class="other"><div class="body">{paras(2, "aside")}</div></div>'
+            f'</div>')  # fmt: skip
+    text = extract(body)
+    assert text.count("first") == 3 and text.count("second") == 3
+    assert text.index("first") < text.index("second")
+    assert "Section number" not in text and "aside" not in text  # another path, however named
 
 
 def test_sibling_paragraphs_but_not_sibling_boxes_are_added() -> None:

@@ -21,7 +21,9 @@ readability-lxml and Mozilla's Readability.js), restated here over blocks:
    plain paragraphs (a ``<p>``, or a block with no block inside) of more than :data:`SIBLING_MIN_CHARS` characters
    at most :data:`SIBLING_MAX_LINK_DENSITY` link density; when the container's parent has siblings with the same
    id/class names holding a container that scores as much as an accepted sibling, within
-   :data:`CHUNK_LEVELS` levels, those come too (an article cut into chunks by ad rails);
+   :data:`CHUNK_LEVELS` levels, those come too (an article cut into chunks by ad rails), and so do containers
+   anywhere on the page with exactly the container's path scoring as much (chunks cut apart higher up, the
+   posts of a page of posts);
 6. inside, sub-blocks are left out when they are link lists (link density above :data:`MAX_LINK_DENSITY`), named
    as furniture (but a ``<p>``), short boxes (a ``div``/``table``/``ul``/… with fewer than
    :data:`MIN_PARAGRAPH_CHARS` characters), named as bylines, dates or captions (:data:`META_NAME_PARTS`, at most
@@ -30,7 +32,7 @@ readability-lxml and Mozilla's Readability.js), restated here over blocks:
 8. when all that yields fewer than :data:`RETRY_MIN_CHARS` characters, the page is scored again without name
    weights and nothing is pruned (Readability.js's retry); the longer result is kept.
 
-Steps 4, 5 (the chunks and non-``<p>`` paragraphs), 6 (bylines, captions, short boxes) and 8 are measured
+Steps 4, 5 (the chunks, repeats and non-``<p>`` paragraphs), 6 (bylines, captions, short boxes) and 8 are measured
 additions (README, "Choosing the fallback"); every constant says where its value comes from.
 """
 
@@ -292,6 +294,7 @@ def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[list[int], list[i
         chosen = [c for c in blocks[parent].children
                   if c == best or final.get(c, -1.0) >= threshold or paragraph(c)]
         chunks = _chunks(tree, parent, final, threshold)
+        chunks += _repeats(tree, best, parent, final, threshold, chunks)
         if chunks:
             chosen = sorted(set(chosen).union(chunks))
 
@@ -325,6 +328,20 @@ def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[list[int], list[i
             out.insert(0, ExtractedBlock(blocks[headline].path, text, headline))
             covered[:0] = mine
     return out
+
+
+def _repeats(tree: BlockTree, best: int, parent: int, final: dict[int, float], threshold: float,
+             chunks: Sequence[int]) -> list[int]:
+    """Containers elsewhere on the page with exactly the path of ``best`` (tags and id/class names from the root)
+    that score at least ``threshold``: the other parts of an article the page template cut apart at a higher
+    level than :func:`_chunks` looks (quantamagazine.org's three ``.theme__anchors`` boxes four levels down), or
+    the other posts of a page of posts. Those inside ``parent`` are its children, already judged as siblings;
+    those inside a chunk come with it."""
+    blocks = tree.blocks
+    path = blocks[best].path
+    inside = [(c, tree.subtree_end(c)) for c in (parent, *chunks)]
+    return [k for k, v in final.items()
+            if v >= threshold and blocks[k].path == path and not any(c <= k < end for c, end in inside)]
 
 
 def _chunks(tree: BlockTree, parent: int, final: dict[int, float], threshold: float) -> list[int]:
