@@ -123,6 +123,31 @@ def test_containers_with_the_same_path_further_away_are_joined() -> None:
     assert "Section number" not in text and "aside" not in text  # another path, however named
 
 
+def test_loose_text_beside_sub_blocks_scores_to_its_own_box() -> None:
+    # The article is loose text in a box that also holds a heading and a share bar; its parent holds a long menu.
+    # Scored to the parent (link density near 1) the article would lose to the footer's paragraph; wrapped into
+    # <p>s inside its box, as readability does, it wins.
+    loose = f"{LOREM} 1, again. {LOREM} 2, and more.<br>{LOREM} 3, at last."
+    body = (f'<div class="row"><div class="col">{nav(30)}</div>'
+            f'<div class="col"><h2>Harbour plan</h2>{loose}<div class="tools">Facebook Twitter</div></div></div>'
+            f'<div class="bottom"><div>Harbour Street 1, Springfield, phone 555, open daily, all welcome</div></div>')
+    text = extract(body)
+    assert "approved the plan for the new harbour 3" in text
+    assert "Harbour Street" not in text and "Section number" not in text
+
+
+def test_loose_text_inside_furniture_still_scores_to_the_parent() -> None:
+    # A long comment whose text sits beside a quote: inside a box named as furniture it is not wrapped into its
+    # own box (readability would not score it at all), so it does not outscore the article.
+    # Its commas score 26 points: to its own box (5 + 26, + 5 of the quote) it would beat the article's
+    # 5 + 5 × 5; to the furniture-named parent (5 − 25 + 26) it does not.
+    comment = ", ".join(f"reader view number {i}" for i in range(12))
+    body = (f'<div class="col">{paras(5, "alpha")}</div>'
+            f'<div class="comments"><div class="text">{comment}<blockquote>{LOREM}</blockquote>{comment}</div></div>')
+    text = extract(body)
+    assert text.count("alpha") == 5 and "reader view" not in text
+
+
 def test_sibling_paragraphs_but_not_sibling_boxes_are_added() -> None:
     sentence = "A plain paragraph next to the article, long enough to count as one on its own here."
     body = (f'<div><div>{paras(4, "alpha")}</div><p>{sentence}</p>'

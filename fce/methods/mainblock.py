@@ -8,7 +8,8 @@ readability-lxml and Mozilla's Readability.js), restated here over blocks:
 1. every non-inline block with at least :data:`MIN_PARAGRAPH_CHARS` characters of text (its own text plus its
    inline sub-blocks) is a paragraph; its score is 1 + its commas + one point per :data:`CHARS_PER_POINT`
    characters (at most :data:`MAX_LENGTH_POINTS`);
-2. a paragraph's score is added to its parent block and half of it to its grandparent;
+2. a paragraph's score is added to its parent block and half of it to its grandparent; the loose text of a
+   ``<div>`` beside its sub-blocks counts as a paragraph inside the ``<div>`` (:data:`LOOSE_TEXT_TAGS`);
 3. a container's score starts from its tag (:data:`TAG_WEIGHTS`) and its id/class names (content words +25,
    furniture words −25: the name lists of :mod:`fce.learn`), and is scaled by 1 − its link density;
 4. the best container is moved up the tree as Readability.js does: to the nearest ancestor holding at least
@@ -32,8 +33,8 @@ readability-lxml and Mozilla's Readability.js), restated here over blocks:
 8. when all that yields fewer than :data:`RETRY_MIN_CHARS` characters, the page is scored again without name
    weights and nothing is pruned (Readability.js's retry); the longer result is kept.
 
-Steps 4, 5 (the chunks, repeats and non-``<p>`` paragraphs), 6 (bylines, captions, short boxes) and 8 are measured
-additions (README, "Choosing the fallback"); every constant says where its value comes from.
+Steps 2 (loose text), 4, 5 (the chunks, repeats and non-``<p>`` paragraphs), 6 (bylines, captions, short boxes)
+and 8 are measured additions (README, "Choosing the fallback"); every constant says where its value comes from.
 """
 
 from __future__ import annotations
@@ -92,6 +93,14 @@ META_NAME_PARTS = ("author", "byline", "dateline", "date", "time", "caption", "c
 #: A block named by :data:`META_NAME_PARTS` is left out when it has at most this many characters (measured: the
 #: bylines and dates of the five sets are shorter; 200 keeps ``.article-meta`` wrappers of whole stories).
 META_MAX_CHARS = 200
+#: A paragraph of these tags that is loose text beside sub-blocks (``<div>text<div>…</div>more text</div>``)
+#: scores to the block itself, not to its parent: Readability.js wraps a DIV's phrasing content into ``<p>``s
+#: inside it (``_prepDocument``/``_grabArticle``), readability-lxml a div's text and tails likewise
+#: (``transform_misused_divs_into_paragraphs``); a block of text and inline spans only is itself the ``<p>``.
+#: Not inside furniture (a block or ancestor whose names are furniture words only, :func:`fce.learn.name_words`):
+#: readability strips those subtrees before scoring (``unlikelyCandidates``: ``comment`` …), which fce does not
+#: do (CleanEval's gold keeps comments), and there long comments would outscore the article.
+LOOSE_TEXT_TAGS = frozenset({"div"})
 #: Starting score of a container by tag (readability's initial scores).
 TAG_WEIGHTS = {
     "div": 5.0, "article": 5.0, "main": 5.0, "section": 3.0, "pre": 3.0, "td": 3.0, "blockquote": 3.0,
@@ -154,6 +163,25 @@ def _subtree_sums(blocks: Sequence[Block]) -> tuple[list[int], list[int], list[i
                 para[up] += para[i]
                 para_commas[up] += para_commas[i]
     return chars, links, para, para_commas
+
+
+def _loose_text_scores_here(blocks: Sequence[Block], i: int, furniture: dict[int, bool]) -> bool:
+    """Whether the paragraph of block ``i`` (a :data:`LOOSE_TEXT_TAGS` block) is loose text beside sub-blocks,
+    which readability wraps into ``<p>``s inside the block, so that the block itself is their parent; not inside
+    furniture (see :data:`LOOSE_TEXT_TAGS`). ``furniture`` memoises, per block, whether it or an ancestor is named
+    as furniture."""
+    if all(blocks[k].tag in _INLINE for k in blocks[i].children):
+        return False  # text and inline spans only: readability turns the block itself into a <p>
+    chain = []
+    j = i
+    while j >= 0 and j not in furniture:
+        chain.append(j)
+        j = blocks[j].parent
+    inside = furniture.get(j, False)
+    for k in reversed(chain):
+        inside = inside or (blocks[k].tag not in _ROOTS and _name_weight(blocks[k].path) < 0)
+        furniture[k] = inside
+    return not inside
 
 
 def _ancestors(blocks: Sequence[Block], i: int) -> list[int]:
@@ -255,6 +283,7 @@ def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[list[int], list[i
     blocks = tree.blocks
     chars, links, para, para_commas = sums
     score: dict[int, float] = {}
+    furniture: dict[int, bool] = {}
     for b in blocks:
         i = b.index
         length = para[i]
@@ -262,6 +291,8 @@ def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[list[int], list[i
             continue
         points = 1.0 + para_commas[i] + min(length / CHARS_PER_POINT, MAX_LENGTH_POINTS)
         j = b.parent
+        if b.children and b.tag in LOOSE_TEXT_TAGS and _loose_text_scores_here(blocks, i, furniture):
+            j = i
         share = 1.0
         for _ in range(2):  # the parent, then the grandparent
             base = score.get(j)
@@ -335,13 +366,15 @@ def _repeats(tree: BlockTree, best: int, parent: int, final: dict[int, float], t
     """Containers elsewhere on the page with exactly the path of ``best`` (tags and id/class names from the root)
     that score at least ``threshold``: the other parts of an article the page template cut apart at a higher
     level than :func:`_chunks` looks (quantamagazine.org's three ``.theme__anchors`` boxes four levels down), or
-    the other posts of a page of posts. Those inside ``parent`` are its children, already judged as siblings;
-    those inside a chunk come with it."""
+    the other posts of a page of posts. Those inside ``parent`` are its children (a path fixes the depth),
+    already judged as siblings; those inside a chunk come with it."""
     blocks = tree.blocks
     path = blocks[best].path
-    inside = [(c, tree.subtree_end(c)) for c in (parent, *chunks)]
-    return [k for k, v in final.items()
-            if v >= threshold and blocks[k].path == path and not any(c <= k < end for c, end in inside)]
+    found = [k for k, v in final.items() if v >= threshold and blocks[k].parent != parent and blocks[k].path == path]
+    if found and chunks:
+        inside = [(c, tree.subtree_end(c)) for c in chunks]
+        found = [k for k in found if not any(c <= k < end for c, end in inside)]
+    return found
 
 
 def _chunks(tree: BlockTree, parent: int, final: dict[int, float], threshold: float) -> list[int]:
