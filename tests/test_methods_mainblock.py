@@ -148,6 +148,15 @@ def test_loose_text_inside_furniture_still_scores_to_the_parent() -> None:
     assert text.count("alpha") == 5 and "reader view" not in text
 
 
+def test_iframe_fallback_text_neither_scores_nor_appears() -> None:
+    # The text between <iframe> tags is never shown (a browser displays the framed page): neither inside the
+    # article nor as a rival container, however long and comma-rich.
+    ad = "<iframe src='/ad'>" + ", ".join(f"buy cheap thing number {i}" for i in range(30)) + "</iframe>"
+    text = extract(f'<div class="col">{paras(3, "alpha")}{ad}</div><div class="ad">{ad}{ad}</div>')
+    assert text.count("alpha") == 3
+    assert "buy cheap" not in text
+
+
 def test_sibling_paragraphs_but_not_sibling_boxes_are_added() -> None:
     sentence = "A plain paragraph next to the article, long enough to count as one on its own here."
     body = (f'<div><div>{paras(4, "alpha")}</div><p>{sentence}</p>'

@@ -25,7 +25,8 @@ readability-lxml and Mozilla's Readability.js), restated here over blocks:
    :data:`CHUNK_LEVELS` levels, those come too (an article cut into chunks by ad rails), and so do containers
    anywhere on the page with exactly the container's path scoring as much (chunks cut apart higher up, the
    posts of a page of posts);
-6. inside, sub-blocks are left out when they are link lists (link density above :data:`MAX_LINK_DENSITY`), named
+6. inside, sub-blocks are left out when they are ``<iframe>`` fallback text (never shown, :data:`UNRENDERED_TAGS`;
+   it does not score either), link lists (link density above :data:`MAX_LINK_DENSITY`), named
    as furniture (but a ``<p>``), short boxes (a ``div``/``table``/``ul``/… with fewer than
    :data:`MIN_PARAGRAPH_CHARS` characters), named as bylines, dates or captions (:data:`META_NAME_PARTS`, at most
    :data:`META_MAX_CHARS` characters);
@@ -101,6 +102,11 @@ META_MAX_CHARS = 200
 #: readability strips those subtrees before scoring (``unlikelyCandidates``: ``comment`` …), which fce does not
 #: do (CleanEval's gold keeps comments), and there long comments would outscore the article.
 LOOSE_TEXT_TAGS = frozenset({"div"})
+#: Blocks whose text a browser never shows: an ``<iframe>`` displays the framed document, and the text between its
+#: tags is fallback for browsers without frames (HTML: the element's content is raw text, not rendered). Pages of
+#: the 2000s put ad markup there (doubleclick links in guardian.co.uk, forbes.com, latimes.com pages). They
+#: neither score nor appear (measured: scrapinghub +0.0001, l3s-gn1 +0.0008, cleaneval +0.0003, msv-big9 +0.0013).
+UNRENDERED_TAGS = frozenset({"iframe"})
 #: Starting score of a container by tag (readability's initial scores).
 TAG_WEIGHTS = {
     "div": 5.0, "article": 5.0, "main": 5.0, "section": 3.0, "pre": 3.0, "td": 3.0, "blockquote": 3.0,
@@ -287,7 +293,7 @@ def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[list[int], list[i
     for b in blocks:
         i = b.index
         length = para[i]
-        if length < MIN_PARAGRAPH_CHARS or b.tag in _INLINE or b.parent < 0 or skip[i]:
+        if length < MIN_PARAGRAPH_CHARS or b.tag in _INLINE or b.parent < 0 or skip[i] or b.tag in UNRENDERED_TAGS:
             continue
         points = 1.0 + para_commas[i] + min(length / CHARS_PER_POINT, MAX_LENGTH_POINTS)
         j = b.parent
@@ -331,7 +337,7 @@ def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[list[int], list[i
 
     def keep(block: Block) -> bool:
         i = block.index
-        if skip[i]:
+        if skip[i] or block.tag in UNRENDERED_TAGS:
             return False
         if relaxed:
             return True
