@@ -157,6 +157,19 @@ def test_iframe_fallback_text_neither_scores_nor_appears() -> None:
     assert "buy cheap" not in text
 
 
+def test_siblings_are_pruned_like_the_container_inside() -> None:
+    # Beside the article's box: a print-only copy of the URL and a byline, each long enough to pass as a
+    # sibling paragraph, each pruned as it would be inside the container (META_NAME_PARTS, short).
+    url = "https://www.example.com/news/article/Harbour-plan-approved-after-a-long-debate-14848175.php"
+    body = (f'<div class="page"><div class="print-header"><span>{url}</span></div>'
+            f'<div class="byline">By Jane Doe, Staff Writer, with reporting from the harbour office today</div>'
+            f'<div class="body">{paras(4, "alpha")}</div>'
+            f'<p>A plain paragraph after the article, long enough to count as one on its own here.</p></div>')
+    text = extract(body)
+    assert text.count("alpha") == 4 and "plain paragraph" in text
+    assert "14848175" not in text and "Jane Doe" not in text
+
+
 def test_sibling_paragraphs_but_not_sibling_boxes_are_added() -> None:
     sentence = "A plain paragraph next to the article, long enough to count as one on its own here."
     body = (f'<div><div>{paras(4, "alpha")}</div><p>{sentence}</p>'
