@@ -170,6 +170,15 @@ def test_siblings_are_pruned_like_the_container_inside() -> None:
     assert "14848175" not in text and "Jane Doe" not in text
 
 
+def test_photo_galleries_inside_the_article_are_left_out_at_any_length() -> None:
+    slides = "".join(f'<div class="slide"><span>Photo {i} of 6: the harbour at dawn seen from the new bridge with '
+                     f'the old cranes in the background</span></div>' for i in range(6))
+    body = f'<div class="col">{paras(3, "alpha")}<div class="hst-resgallery">{slides}</div>{paras(3, "beta")}</div>'
+    text = extract(body)
+    assert text.count("alpha") == 3 and text.count("beta") == 3
+    assert "Photo 3" not in text  # a gallery of 6 captions, far longer than META_MAX_CHARS
+
+
 def test_sibling_paragraphs_but_not_sibling_boxes_are_added() -> None:
     sentence = "A plain paragraph next to the article, long enough to count as one on its own here."
     body = (f'<div><div>{paras(4, "alpha")}</div><p>{sentence}</p>'
