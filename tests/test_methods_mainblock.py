@@ -85,7 +85,8 @@ def test_split_boxes_of_equal_score_are_joined_at_their_common_ancestor() -> Non
 
 
 def test_two_boxes_are_not_enough_to_join() -> None:
-    boxes = f"<div><div>{paras(3, 'first')}</div></div><div><div>{paras(3, 'later')}</div></div>"
+    # (told apart by their names: with the same path the second would come as a repeat, see below)
+    boxes = f'<div class="a"><div>{paras(3, "first")}</div></div><div class="b"><div>{paras(3, "later")}</div></div>'
     text = extract(f"<div>{boxes}</div>")
     assert text.count("first") == 3 and "later" not in text  # equal scores: the first in document order
 
@@ -107,6 +108,75 @@ def test_chunks_of_an_article_with_the_same_names_are_joined() -> None:
     assert text.count("first") == 3 and text.count("second") == 3
     assert text.index("first") < text.index("second")
     assert "Section number" not in text and "aside" not in text
+
+
+def test_containers_with_the_same_path_further_away_are_joined() -> None:
+    # The two parts of the article sit four levels apart (too far for the chunks, only two parts for the
+    # promotion): the second has exactly the path of the best container and scores as much, so it comes too.
+    part = '<div class="scale"><div class="outer"><div class="mha"><div class="body">{}</div></div></div></div>'
+    body = (f'<div class="page">{part.format(paras(3, "first"))}<div class="rail">{nav()}</div>'
+            f'{part.format(paras(3, "second"))}<div class="other"><div class="body">{paras(2, "aside")}</div></div>'
+            f'</div>')  # fmt: skip
+    text = extract(body)
+    assert text.count("first") == 3 and text.count("second") == 3
+    assert text.index("first") < text.index("second")
+    assert "Section number" not in text and "aside" not in text  # another path, however named
+
+
+def test_loose_text_beside_sub_blocks_scores_to_its_own_box() -> None:
+    # The article is loose text in a box that also holds a heading and a share bar; its parent holds a long menu.
+    # Scored to the parent (link density near 1) the article would lose to the footer's paragraph; wrapped into
+    # <p>s inside its box, as readability does, it wins.
+    loose = f"{LOREM} 1, again. {LOREM} 2, and more.<br>{LOREM} 3, at last."
+    body = (f'<div class="row"><div class="col">{nav(30)}</div>'
+            f'<div class="col"><h2>Harbour plan</h2>{loose}<div class="tools">Facebook Twitter</div></div></div>'
+            f'<div class="bottom"><div>Harbour Street 1, Springfield, phone 555, open daily, all welcome</div></div>')
+    text = extract(body)
+    assert "approved the plan for the new harbour 3" in text
+    assert "Harbour Street" not in text and "Section number" not in text
+
+
+def test_loose_text_inside_furniture_still_scores_to_the_parent() -> None:
+    # A long comment whose text sits beside a quote: inside a box named as furniture it is not wrapped into its
+    # own box (readability would not score it at all), so it does not outscore the article.
+    # Its commas score 26 points: to its own box (5 + 26, + 5 of the quote) it would beat the article's
+    # 5 + 5 × 5; to the furniture-named parent (5 − 25 + 26) it does not.
+    comment = ", ".join(f"reader view number {i}" for i in range(12))
+    body = (f'<div class="col">{paras(5, "alpha")}</div>'
+            f'<div class="comments"><div class="text">{comment}<blockquote>{LOREM}</blockquote>{comment}</div></div>')
+    text = extract(body)
+    assert text.count("alpha") == 5 and "reader view" not in text
+
+
+def test_iframe_fallback_text_neither_scores_nor_appears() -> None:
+    # The text between <iframe> tags is never shown (a browser displays the framed page): neither inside the
+    # article nor as a rival container, however long and comma-rich.
+    ad = "<iframe src='/ad'>" + ", ".join(f"buy cheap thing number {i}" for i in range(30)) + "</iframe>"
+    text = extract(f'<div class="col">{paras(3, "alpha")}{ad}</div><div class="ad">{ad}{ad}</div>')
+    assert text.count("alpha") == 3
+    assert "buy cheap" not in text
+
+
+def test_siblings_are_pruned_like_the_container_inside() -> None:
+    # Beside the article's box: a print-only copy of the URL and a byline, each long enough to pass as a
+    # sibling paragraph, each pruned as it would be inside the container (META_NAME_PARTS, short).
+    url = "https://www.example.com/news/article/Harbour-plan-approved-after-a-long-debate-14848175.php"
+    body = (f'<div class="page"><div class="print-header"><span>{url}</span></div>'
+            f'<div class="byline">By Jane Doe, Staff Writer, with reporting from the harbour office today</div>'
+            f'<div class="body">{paras(4, "alpha")}</div>'
+            f'<p>A plain paragraph after the article, long enough to count as one on its own here.</p></div>')
+    text = extract(body)
+    assert text.count("alpha") == 4 and "plain paragraph" in text
+    assert "14848175" not in text and "Jane Doe" not in text
+
+
+def test_photo_galleries_inside_the_article_are_left_out_at_any_length() -> None:
+    slides = "".join(f'<div class="slide"><span>Photo {i} of 6: the harbour at dawn seen from the new bridge with '
+                     f'the old cranes in the background</span></div>' for i in range(6))
+    body = f'<div class="col">{paras(3, "alpha")}<div class="hst-resgallery">{slides}</div>{paras(3, "beta")}</div>'
+    text = extract(body)
+    assert text.count("alpha") == 3 and text.count("beta") == 3
+    assert "Photo 3" not in text  # a gallery of 6 captions, far longer than META_MAX_CHARS
 
 
 def test_sibling_paragraphs_but_not_sibling_boxes_are_added() -> None:
