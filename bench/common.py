@@ -406,22 +406,30 @@ def pool(jobs: int) -> ProcessPoolExecutor:
 
 
 def _time_pages(fn: Callable[..., Any], items: Sequence[tuple[Any, ...]], *, repeats: int,
-                warmup: int) -> tuple[list[int], int, str | None]:
+                warmup: int, paired: Callable[[Any], Any] | None = None,
+                paired_times: list[int] | None = None) -> tuple[list[int], int, str | None]:
     """Per-item time (median of ``repeats`` passes, ns) of ``fn(*item)``; the number of items that raised and the
     first error.
 
     A warm-up over the first ``warmup`` items goes first (imports, regex compilation, lazy tables). An item that
-    raises is timed all the same (the time to fail) and counted.
+    raises is timed all the same (the time to fail) and counted. ``paired``: a reference timed on ``item[0]`` right
+    before every call of ``fn`` (the lxml floor), its per-item medians appended to ``paired_times`` — a ratio of the
+    two is measured at the same moment, on the same core state, whatever else the machine is doing.
     """
     for item in items[:warmup]:
         with contextlib.suppress(Exception):
             fn(*item)
     per_item: list[list[int]] = [[] for _ in items]
+    per_ref: list[list[int]] = [[] for _ in items]
     failed: set[int] = set()
     first_error: str | None = None
     for _ in range(repeats):
         gc.collect()
         for i, item in enumerate(items):
+            if paired is not None:
+                start = clock_ns()
+                paired(item[0])
+                per_ref[i].append(clock_ns() - start)
             start = clock_ns()
             try:
                 fn(*item)
@@ -429,6 +437,8 @@ def _time_pages(fn: Callable[..., Any], items: Sequence[tuple[Any, ...]], *, rep
                 failed.add(i)
                 first_error = first_error or f"{type(exc).__name__}: {exc}"[:200]
             per_item[i].append(clock_ns() - start)
+    if paired is not None and paired_times is not None:
+        paired_times.extend(int(median(ts)) for ts in per_ref)
     return [int(median(ts)) for ts in per_item], len(failed), first_error
 
 
@@ -510,9 +520,13 @@ def speed_worker(component: str, specs: Sequence[PageSpec], templates: dict[str,
         with contextlib.suppress(Exception):
             fn(*item)
     base = rss_mb()
-    times, failed, first_error = _time_pages(fn, items, repeats=repeats, warmup=0)
+    import lxml.html
+
+    floor: list[int] = []  # the lxml floor timed right before the component on every page (ratios in one process)
+    times, failed, first_error = _time_pages(fn, items, repeats=repeats, warmup=0,
+                                             paired=lxml.html.document_fromstring, paired_times=floor)
     return {"times_ns": times, "bytes": [len(h) for h, _ in pages], "failed": failed, "first_error": first_error,
-            "rss_base_mb": base, "rss_peak_mb": peak_rss_mb()}
+            "rss_base_mb": base, "rss_peak_mb": peak_rss_mb(), "floor_ns": floor}
 
 
 def speed_worker_at(code_root: str, component: str, specs: Sequence[PageSpec], templates: dict[str, str],

@@ -254,7 +254,10 @@ def speed_section(rep: Report, args: argparse.Namespace) -> None:
               f"{median([len(s.read()) for s in timed_pages]) / 1e3:.0f} KB. Each component runs in a fresh "
               f"process: warm-up on {args.warmup} pages, then {args.repeats} passes; a page's time is the median "
               f"of its passes. Times are from the page's bytes to its text (decoding and parsing included). "
-              f"\"× floor\" and \"× Resiliparse\" are medians of per-page ratios. Peak RSS is the process's "
+              f"\"× floor\" and \"× Resiliparse\" are medians of per-page ratios, each taken within one process: "
+              f"every process times lxml's parse (the floor) right before the component on every page, and "
+              f"\"× Resiliparse\" is (component ÷ its floor) ÷ (Resiliparse ÷ its floor), so that the load of the "
+              f"moment a process ran at cancels out. Peak RSS is the process's "
               f"maximum, imports included (\"Δ\": its growth over the RSS after imports, reading the pages and "
               f"the warm-up, i.e. the memory the timed work itself needed).")
     rep.write()
@@ -298,6 +301,29 @@ def speed_section(rep: Report, args: argparse.Namespace) -> None:
             return math.nan
         return median([t / b for t, b in zip(times, base, strict=True) if b > 0])
 
+    def paired_ratios(res: dict[str, Any]) -> list[float] | None:
+        """Per page: the component's time over the lxml floor timed right before it in the same process."""
+        own = res.get("floor_ns")
+        if not own:
+            return None
+        return [t / f if f > 0 else math.nan for t, f in zip(res["times_ns"], own, strict=True)]
+
+    ref_paired = paired_ratios(results[REFERENCE]) if REFERENCE in results else None
+
+    def x_floor(res: dict[str, Any]) -> float:
+        mine = paired_ratios(res)
+        if mine is None:
+            return per_page_ratio(res["times_ns"], floor)
+        return median([r for r in mine if not math.isnan(r)])
+
+    def x_reference(res: dict[str, Any]) -> float:
+        # (component ÷ its floor) ÷ (Resiliparse ÷ its floor), per page: each ratio measured within one process, so
+        # that the load of the moment each process ran at cancels out
+        mine = paired_ratios(res)
+        if mine is None or ref_paired is None:
+            return per_page_ratio(res["times_ns"], ref)
+        return median([m / r for m, r in zip(mine, ref_paired, strict=True) if r > 0 and not math.isnan(m)])
+
     rows, summary = [], {}
     for comp, res in results.items():
         times = res["times_ns"]
@@ -305,7 +331,7 @@ def speed_section(rep: Report, args: argparse.Namespace) -> None:
         entry = {
             "median_ns": median(times), "p95_ns": percentile(times, 95),
             "mb_per_s": sum(res["bytes"]) / 1e6 / total_s if total_s else math.nan,
-            "x_floor": per_page_ratio(times, floor), "x_resiliparse": per_page_ratio(times, ref),
+            "x_floor": x_floor(res), "x_resiliparse": x_reference(res),
             "rss_peak_mb": res["rss_peak_mb"], "rss_delta_mb": res["rss_peak_mb"] - res["rss_base_mb"],
             "failed": res["failed"], "pages": len(times),
         }

@@ -159,3 +159,15 @@ def test_extract_reports_fit_layout_and_match():
         assert result.info["layout"] == 0 and 0.5 < result.info["match"] <= 1.0
     empty = extract(pages[25][1], template, fallback=None, min_fit=1.01)  # fit too low, no fallback allowed
     assert empty.method == "template" and empty.info["layout"] == 0
+
+
+def test_a_detector_is_wrapped_for_layout_choice_once(example_template):
+    from fce.layouts import SiteDetector
+    from fce.pipeline import compile_site
+
+    detector = Detector(example_template)
+    site = compile_site(detector)
+    assert isinstance(site, SiteDetector) and site.detectors == (detector,)
+    assert compile_site(detector) is site  # reused page after page
+    assert compile_site(detector, min_fit=0.9) is not site and compile_site(detector, min_fit=0.9).min_fit == 0.9
+    assert compile_site(Detector(example_template)) is not site
