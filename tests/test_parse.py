@@ -4,6 +4,7 @@ import codecs
 
 import pytest
 
+import fce
 from fce.errors import EmptyPageError, NotHTMLError, PageTooLargeError
 from fce.parse import decode_html, parse_page
 
@@ -149,3 +150,18 @@ def test_whitespace_only_bytes_are_empty():
     for data in (b"", b" \t\r\n\x0b\x0c"):
         with pytest.raises(EmptyPageError):
             parse_page(data)
+
+
+def test_an_unknown_element_in_head_starts_the_body_of_a_page_without_one():
+    # libxml2 keeps <mbox> in <head> and the whole page after it; a browser ends the head there (l3s-gn1 has one)
+    page = parse_page(b"<html><head><title>T</title><meta charset=utf-8><mbox><table><tr><td><p>The article text."
+                      b"</p></td></tr></table>tail text<p>More.</p></html>")
+    assert [c.tag for c in page.root] == ["head", "body"]
+    assert [c.tag for c in page.root.find("head")] == ["title", "meta"]
+    assert fce.run_method("plain", page).text.split("\n") == ["The article text.", "tail text", "More."]
+
+
+def test_stray_elements_in_head_stay_where_libxml2_put_them_when_there_is_a_body():
+    page = parse_page(b"<html><head><title>T</title><wn></wn></head><body><p>Body text.</p></body></html>")
+    assert [c.tag for c in page.root.find("head")] == ["title", "wn"]
+    assert fce.run_method("plain", page).text == "Body text."
