@@ -60,6 +60,8 @@ cdef dict _upper = None
 cdef dict _steps = None
 cdef object _make_step = None
 cdef object _block_type = None  # fce.blocks.Block
+cdef object _is_hidden = None  # fce.blocks.is_hidden
+cdef object _never_hidden = frozenset()  # tags never tested (html, body)
 cdef dict _kinds = {}          # tag name (bytes) -> (tag str, kind, name bytes)
 
 # (tag, kind) by the address of the node's name: libxml2's parsers intern element names in a dictionary that lxml
@@ -71,10 +73,13 @@ cdef const_xmlChar* _slot_name[NAME_SLOTS]
 cdef PyObject* _slot_entry[NAME_SLOTS]  # borrowed from _kinds' values, which live until configure() runs again
 
 
-def configure(block_tags, skipped_tags, form_field_tags, media_tags, dict upper, dict steps, make_step, block_type):
+def configure(block_tags, skipped_tags, form_field_tags, media_tags, dict upper, dict steps, make_step, block_type,
+              is_hidden, never_hidden):
     """Give the walk fce.blocks' tag sets, its table of upper-case path steps, its shared qualified-step cache, the
-    function that fills it, and the Block type."""
+    function that fills it, the Block type, the visibility test and the tags it never applies to."""
     global _block_tags, _skipped, _form_tags, _media_tags, _upper, _steps, _make_step, _kinds, _block_type
+    global _is_hidden, _never_hidden
+    _is_hidden, _never_hidden = is_hidden, frozenset(never_hidden)
     if not (isinstance(block_type, type) and issubclass(block_type, tuple) and len(block_type._fields) == 14):
         raise TypeError("block_type must be fce.blocks.Block, a named tuple of 14 fields")
     _block_type = block_type
@@ -323,6 +328,12 @@ def segment_blocks(cetree._Element root, bint qualified):
         entry = _tag_of(node)
         tag = entry[0]
         kind = entry[1]
+        if node.properties is not NULL and _may_hide(node) and tag not in _never_hidden \
+                and _is_hidden(owner.proxy(node)):
+            # not shown (fce.blocks.is_hidden): neither text nor counts; its tail is kept
+            _tail(node, cur_parts, &infos.items[current].counts[5], link_depth)
+            node = _next_element(node.next)
+            continue
         if kind == K_BLOCK:
             if qualified:
                 key = (tag, _attr_value(node, b"id", owner), _attr_value(node, b"class", owner))
@@ -493,6 +504,20 @@ def own_texts(list parts):
     finally:
         free(buf)
     return out
+
+
+cdef inline bint _may_hide(xmlNode* node) noexcept:
+    """Whether the element has one of the attributes fce.blocks.is_hidden reads (``style``, ``hidden``,
+    ``aria-hidden``): only then is the Python test asked."""
+    cdef xmlAttr* attr = node.properties
+    cdef const char* name
+    while attr is not NULL:
+        if attr.ns is NULL:
+            name = <const char*>attr.name
+            if strcmp(name, b"style") == 0 or strcmp(name, b"hidden") == 0 or strcmp(name, b"aria-hidden") == 0:
+                return True
+        attr = attr.next
+    return False
 
 
 cdef inline bint _attr_present(xmlNode* node, const char* name) noexcept:

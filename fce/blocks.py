@@ -71,6 +71,31 @@ SKIPPED_TAGS = frozenset(
      "button", "map", "canvas", "audio", "video", "title", "meta", "link", "base"}
 )  # fmt: skip
 
+#: Inline styles that hide an element (Readability.js ``_isProbablyVisible``: ``display: none``, ``visibility:
+#: hidden``), matched anywhere in the ``style`` attribute, ASCII case-insensitively, CSS whitespace around the colon
+#: (the compiled walk, ``fce/_segment.pyx``, matches exactly the same).
+HIDDEN_STYLE = re.compile(r"display[ \t\n\r\f]*:[ \t\n\r\f]*none|visibility[ \t\n\r\f]*:[ \t\n\r\f]*hidden",
+                          re.IGNORECASE | re.ASCII)
+#: ``aria-hidden="true"`` does not hide an element with this class (Readability.js: lazy-loaded image fallbacks).
+ARIA_HIDDEN_EXCEPTION = "fallback-image"
+#: Never treated as hidden: a page that hides its whole body until a script has run still has its content there.
+_NEVER_HIDDEN = frozenset({"html", "body"})
+
+
+def is_hidden(el: object) -> bool:
+    """Whether a browser would not show ``el`` (Readability.js ``_isProbablyVisible``, negated): a ``hidden``
+    attribute, ``aria-hidden="true"`` (except on :data:`ARIA_HIDDEN_EXCEPTION`), or an inline style of
+    :data:`HIDDEN_STYLE`. Segmentation skips such an element and its subtree, as it skips scripts (its tail stays):
+    its text is not on the page a reader sees (collapsed comments, tab panes, duplicated mobile menus)."""
+    get = el.get  # type: ignore[attr-defined]
+    if get("hidden") is not None:
+        return True
+    if get("aria-hidden") == "true" and ARIA_HIDDEN_EXCEPTION not in (get("class") or ""):
+        return True
+    style = get("style")
+    return style is not None and HIDDEN_STYLE.search(style) is not None
+
+
 #: Elements that break a line inside a block.
 _LINE_BREAK_TAGS = frozenset({"br"})
 
@@ -304,7 +329,7 @@ def _load_accelerator():  # type: ignore[no-untyped-def]
     except ImportError:
         return None
     _segment.configure(BLOCK_TAGS, SKIPPED_TAGS, _FORM_FIELD_TAGS, _MEDIA_TAGS, _UPPER, _QUALIFIED_STEPS,
-                       _qualified_step, Block)
+                       _qualified_step, Block, is_hidden, _NEVER_HIDDEN)
     return _segment
 
 
@@ -346,6 +371,7 @@ def _segment_python(root: object, qualified: bool) -> BlockTree:
     cur_parts = parts[0]
     cur_counts = counts[0]
     link_depth = 0
+    hidden_end = False
     walker = etree.iterwalk(root, events=("start", "end"))
     skip_subtree = walker.skip_subtree
     _, top = next(walker)  # the document root is the HTML block opened above
@@ -359,6 +385,12 @@ def _segment_python(root: object, qualified: bool) -> BlockTree:
     for event, el in walker:
         tag = el.tag
         if event == "start":
+            get = el.get
+            if ((get("style") is not None or get("hidden") is not None or get("aria-hidden") is not None)
+                    and tag not in _NEVER_HIDDEN and is_hidden(el)):
+                skip_subtree()  # not shown: neither text nor counts; its tail is kept
+                hidden_end = True  # the next event is this element's end: it closes no block, no link
+                continue
             if tag in block_tags:
                 idx = len(paths)
                 if qualified:
@@ -408,7 +440,9 @@ def _segment_python(root: object, qualified: bool) -> BlockTree:
                 if link_depth:
                     cur_counts[5] += len(" ".join(text.split()))
         else:
-            if tag in block_tags:
+            if hidden_end:
+                hidden_end = False
+            elif tag in block_tags:
                 if not current:  # the end of the document root, the last event; its tail is not in the page
                     break
                 current = parents[current]  # the block that was open when this one opened

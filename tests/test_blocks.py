@@ -99,7 +99,7 @@ def _reference_segment(root, path_style):
 
     from lxml import etree
 
-    from fce.blocks import SKIPPED_TAGS, Block, BlockTree, _qualifier
+    from fce.blocks import SKIPPED_TAGS, Block, BlockTree, _qualifier, is_hidden
 
     ws = re.compile(r"\s+")
     table = str.maketrans({"\n": " ", "\r": " ", "\t": " ", "\f": " ", "\v": " "})
@@ -110,6 +110,7 @@ def _reference_segment(root, path_style):
     paths, tags, parents, depths, parts, children = ["HTML"], ["html"], [-1], [0], [[]], [[]]
     counts = [[0] * 6]
     current, stack, link_depth, first = 0, [], 0, True
+    hidden = set()  # elements skipped as hidden (their end closes no link)
     walker = etree.iterwalk(root, events=("start", "end"))
     for event, el in walker:
         tag = el.tag
@@ -128,6 +129,10 @@ def _reference_segment(root, path_style):
                 first = False
                 if el.text:
                     parts[current].append(el.text.translate(table))
+                continue
+            if tag not in ("html", "body") and is_hidden(el):
+                walker.skip_subtree()
+                hidden.add(el)
                 continue
             if tag in BLOCK_TAGS:
                 idx = len(paths)
@@ -166,7 +171,7 @@ def _reference_segment(root, path_style):
                     counts[current][5] += len(norm(el.text.translate(table)))
         else:
             parent_block = stack.pop()
-            if tag == "a" and link_depth and el.get("href") is not None:
+            if tag == "a" and link_depth and el.get("href") is not None and el not in hidden:
                 link_depth -= 1
             current = parent_block
             if el.tail and stack:
@@ -289,7 +294,7 @@ def test_an_anchor_without_href_is_not_a_link():
 # -- the compiled walk against the Python loop on arbitrary markup ----------------------------------------------------
 
 _TAGS = ["div", "p", "span", "a", "b", "td", "li", "ul", "table", "tr", "script", "style", "br", "img", "input",
-         "select", "svg", "iframe", "h1", "noscript", "em", "section", "fb:like", "x-widget", "pre", "title"]
+         "select", "svg", "iframe", "h1", "noscript", "em", "section", "fb:like", "x-widget", "pre", "title", "body"]
 _TEXT = st.text(alphabet=st.sampled_from(list("ab yz,.\n\t\r\x0b\x0c\xa0\u2003\u3000\x1c\x85\u200b&<>é中")),
                 max_size=12)
 
@@ -308,6 +313,12 @@ def _markup(draw, depth=0):
             attrs += f" class='{names}'"
         if tag == "a" and draw(st.booleans()):
             attrs += draw(st.sampled_from([" href=x", " href", " href=''", " name=top"]))
+        if draw(st.integers(0, 3)) == 0:
+            attrs += draw(st.sampled_from([
+                " style='display:none'", " style='color: red; DISPLAY :\tNone !important'", " style='display:block'",
+                " style='visibility: hidden'", " style='x-display:none'", " hidden", " hidden=''",
+                " aria-hidden=true", " aria-hidden='false'", " aria-hidden=true class='fallback-image x'",
+                " style='display:&#10;none'"]))
         inner = draw(_markup(depth + 1))
         close = draw(st.sampled_from([f"</{tag}>", ""]))
         comment = draw(st.sampled_from(["", "<!-- c -->", "<?pi x?>"]))
@@ -432,3 +443,22 @@ def test_subtree_sums(html, impl):
         inline_kids = [k for k in b.children if t[k].tag in INLINE_BLOCK_TAGS]
         assert para[b.index] == len(b.text) + sum(para[k] for k in inline_kids)
         assert commas[b.index] == b.text.count(",") + sum(commas[k] for k in inline_kids)
+
+
+@pytest.mark.parametrize(("attrs", "hidden"), [
+    ("", False), ("style='color:red'", False), ("style='display:none'", True), ("style='Display : NONE;'", True),
+    ("style='visibility:hidden'", True), ("style='display:block'", False), ("hidden", True), ("hidden=''", True),
+    ("aria-hidden='true'", True), ("aria-hidden='false'", False), ("aria-hidden='true' class='fallback-image'", False),
+])
+def test_hidden_elements_are_not_segmented(attrs, hidden, impl):
+    t = tree(f"<body><div><p>Shown text.</p><div {attrs}><p>Maybe hidden.</p><img src=x></div>tail</div></body>"
+             .encode(), "qualified")
+    text = t.render(0)
+    assert ("Maybe hidden." in text) == (not hidden)
+    assert text.endswith("tail")  # a hidden element's tail is shown
+    assert sum(b.n_images for b in t) == (0 if hidden else 1)
+
+
+def test_a_hidden_body_is_still_segmented(impl):
+    assert tree(b"<html><body style='display:none'><p>Shown once the script ran.</p></body></html>").render(0) == (
+        "Shown once the script ran.")
