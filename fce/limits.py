@@ -26,12 +26,12 @@ expression over 64 MiB — finishes first. The size cap (:data:`fce.parse.MAX_PA
 (:data:`fce.parse.MAX_ATTRIBUTES`) bound those.
 
 The interruption is :class:`Expired`, a ``BaseException`` like ``KeyboardInterrupt``, so that an ``except
-Exception`` in the limited code cannot swallow it; it repeats every :data:`REFIRE_INTERVAL` seconds until the
-block has ended, and leaves the block as :class:`~fce.errors.PageTimeoutError`. It is never raised inside this
-module's own code (both interrupters look at the frames being run and fire again later), so a limit is always
-released. Limits nest: an inner limit never extends an outer one, and the error names the limit that ran out. A
-``SIGALRM`` handler and timer set before (another library's alarm) are restored, with the time they had left,
-when the outermost limit ends.
+Exception`` in the limited code cannot swallow it; it repeats every :data:`REFIRE_INTERVAL` seconds until the block
+has ended, and leaves the block as :class:`~fce.errors.PageTimeoutError`. It is never raised inside this module's
+own code nor inside a garbage-collector callback, where Python would drop it (both interrupters look at the frames
+being run and fire again later), so a limit is always released. Limits nest: an inner limit never extends an outer
+one, and the error names the limit that ran out. A ``SIGALRM`` handler and timer set before (another library's
+alarm) are restored, with the time they had left, when the outermost limit ends.
 
 One race remains in threads other than the main thread: when the time runs out at the very instant the block
 ends, the interruption can land as the ``with`` statement calls ``__exit__``, and leave it as :class:`Expired`.
@@ -41,6 +41,7 @@ ends, the interruption can land as the ``with`` statement calls ``__exit__``, an
 from __future__ import annotations
 
 import ctypes
+import gc
 import heapq
 import itertools
 import math
@@ -178,6 +179,27 @@ def check_deadline() -> None:
         limit.check()
 
 
+def _must_wait(frame: FrameType | None) -> bool:
+    """Whether an interruption now would be lost or would break a limit: the thread is inside this module (arming,
+    releasing) or inside a garbage-collector callback (Python prints and drops an exception raised there;
+    hypothesis and dask.distributed install such callbacks). Then the interrupter tries again soon."""
+    return _in_this_module(frame) or _in_gc_callback(frame)
+
+
+def _in_gc_callback(frame: FrameType | None) -> bool:
+    """True when one of the innermost frames runs the code of a function in ``gc.callbacks``."""
+    if not gc.callbacks:
+        return False
+    codes = {getattr(getattr(cb, "__func__", cb), "__code__", None) for cb in gc.callbacks}
+    for _ in range(_GUARD_DEPTH):
+        if frame is None:
+            return False
+        if frame.f_code in codes:
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _in_this_module(frame: FrameType | None) -> bool:
     """True when one of the innermost frames runs code of this module (arming, releasing, entering, leaving)."""
     for _ in range(_GUARD_DEPTH):
@@ -243,9 +265,10 @@ class _Alarm(_Limiter):
     def _on_alarm(self, signum: int, frame: FrameType | None) -> None:
         now = time.monotonic()
         if any(deadline <= now + _SLACK for deadline in self._deadlines.values()):
-            if not _in_this_module(frame):
+            if not _must_wait(frame):
                 raise Expired
-            signal.setitimer(signal.ITIMER_REAL, _GUARD_RETRY, REFIRE_INTERVAL)  # arming or releasing: soon again
+            # arming or releasing, or in a GC callback: soon again
+            signal.setitimer(signal.ITIMER_REAL, _GUARD_RETRY, REFIRE_INTERVAL)
             return
         if self._foreign is not None and self._foreign[0] <= now + _SLACK:
             _, interval = self._foreign
@@ -300,7 +323,7 @@ class _Watchdog(_Limiter):
                     heapq.heappop(self._heap)
                     del self._armed[token]
                     self._fired.discard(token)
-                elif _in_this_module(frame):  # arming or releasing: soon again
+                elif _must_wait(frame):  # arming or releasing, or in a GC callback: soon again
                     heapq.heapreplace(self._heap, (now + _GUARD_RETRY, token))
                 elif not _on_stack(owner, frame):  # out of the block (a suspended generator): later
                     heapq.heapreplace(self._heap, (now + REFIRE_INTERVAL, token))

@@ -202,3 +202,38 @@ def test_cli_page_timeout(slow_method: str, tmp_path: Path, monkeypatch: pytest.
     result = CliRunner().invoke(cli.app, ["detect", "--store", "memory://", "--fallback", slow_method,
                                           "--page-timeout", "0.2", "p.html"])
     assert result.exit_code == PageTimeoutError.exit_code
+
+
+def test_an_interruption_is_not_raised_inside_a_gc_callback(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Python drops an exception raised in a gc callback ("Exception ignored in"): the limit must wait until the
+    # callback has returned, and then end the block
+    import gc
+    import sys
+
+    dropped: list[object] = []
+    monkeypatch.setattr(sys, "unraisablehook", dropped.append)
+
+    calls: list[str] = []
+
+    def slow_callback(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and not calls:
+            calls.append(phase)
+            end = time.monotonic() + 0.15
+            while time.monotonic() < end:  # Python code running when the limit runs out
+                pass
+
+    def work() -> None:
+        gc.collect()
+        end = time.monotonic() + 1.0
+        while time.monotonic() < end:
+            pass
+
+    gc.callbacks.append(slow_callback)
+    started = time.monotonic()
+    try:
+        with pytest.raises(PageTimeoutError):
+            run_limited(0.02, work, source="gc")
+    finally:
+        gc.callbacks.remove(slow_callback)
+    assert calls and time.monotonic() - started < 0.5  # interrupted soon after the callback returned
+    assert not [d for d in dropped if "Expired" in repr(getattr(d, "exc_value", d))]
