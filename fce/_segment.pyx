@@ -449,13 +449,27 @@ cdef tuple _freeze(_Infos infos, list paths, list tags, list parts):
     return tuple(out)
 
 
+cdef inline Py_ssize_t _put(Py_UCS4* buf, Py_ssize_t n, Py_UCS4 ch, bint* pending, Py_ssize_t line_start) noexcept:
+    """Append ``ch`` to the text in ``buf[:n]`` (the current line starting at ``line_start``) with whitespace runs
+    collapsed to one space and none at the line's start; a space is written only when a non-space follows it, so
+    lines end stripped. Returns the new length."""
+    if Py_UNICODE_ISSPACE(ch):
+        pending[0] = n > line_start
+        return n
+    if pending[0]:
+        buf[n] = 32
+        n += 1
+        pending[0] = False
+    buf[n] = ch
+    return n + 1
+
+
 cdef str _own_text(list block_parts, Py_UCS4** bufp, Py_ssize_t* capp):
     """A block's own text: its text pieces joined, whitespace collapsed to single spaces and stripped —
     ``" ".join("".join(pieces).split())`` (``str.split()`` splits on ``Py_UNICODE_ISSPACE``, as here). ``bufp``
     and ``capp`` hold a scratch buffer reused from block to block (freed by the caller)."""
     cdef Py_ssize_t total = 0, n = 0, i, length
     cdef Py_UCS4* buf
-    cdef Py_UCS4 ch
     cdef bint pending = False
     cdef int kind
     cdef void* data
@@ -480,16 +494,7 @@ cdef str _own_text(list block_parts, Py_UCS4** bufp, Py_ssize_t* capp):
         data = PyUnicode_DATA(piece)
         length = len(<str>piece)
         for i in range(length):
-            ch = PyUnicode_READ(kind, data, i)
-            if Py_UNICODE_ISSPACE(ch):
-                pending = n > 0
-            else:
-                if pending:
-                    buf[n] = 32
-                    n += 1
-                    pending = False
-                buf[n] = ch
-                n += 1
+            n = _put(buf, n, PyUnicode_READ(kind, data, i), &pending, 0)
     return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, n) if n else ""
 
 
@@ -601,15 +606,8 @@ def join_pieces(pieces):
                     buf[n] = 10
                     n += 1
                     line_start = n
-            elif Py_UNICODE_ISSPACE(ch):
-                pending = n > line_start
             else:
-                if pending:
-                    buf[n] = 32
-                    n += 1
-                    pending = False
-                buf[n] = ch
-                n += 1
+                n = _put(buf, n, ch, &pending, line_start)
         if n > 0 and buf[n - 1] == 10:
             n -= 1
         return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, n) if n else ""
