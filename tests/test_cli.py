@@ -457,3 +457,22 @@ def test_subprocess_exit_code_and_one_line_stderr(processes: dict[str, tuple], n
         # fails right after start-up (run alongside it: both pay the same import time, whatever the load)
         baseline = processes["unknown store scheme"][3]
         assert "redis://:***@127.0.0.1:1/0" in err and seconds < baseline + 5
+
+
+def test_the_pure_python_segmentation_gives_the_same_output_end_to_end(tmp_path: Path) -> None:
+    # FCE_NO_ACCEL=1 is what an install without a C compiler runs: same extraction, from the command line
+    import importlib.util
+
+    example = Path(__file__).resolve().parent.parent / "examples" / "site" / "new"
+    pages = [str(p) for p in sorted(example.glob("*.html"))]
+    outputs = {}
+    for accel in ("", "1"):
+        env = {**os.environ, "FCE_NO_ACCEL": accel, "FCE_DATA_DIR": str(tmp_path)}
+        done = subprocess.run([sys.executable, "-m", "fce", "detect", "--method", "mainblock", *pages], env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        methods = subprocess.run([sys.executable, "-m", "fce", "methods"], env=env, capture_output=True, text=True,
+                                 timeout=60).stdout
+        assert ("pure Python" in methods) == (accel == "1" or importlib.util.find_spec("fce._segment") is None)
+        outputs[accel] = done.stdout
+    assert outputs[""] == outputs["1"] and outputs[""].strip()
