@@ -68,11 +68,10 @@ R = TypeVar("R")
 DEFAULT_PAGE_TIMEOUT = 30.0
 
 #: Seconds between repeated interruptions once the time is up: an exception raised while the thread runs a
-#: ``__del__`` method or a garbage-collector callback is printed and dropped by Python, so it is raised again
-#: until the limited block has ended. (Such callbacks are common: dask.distributed installs a GC callback in every
-#: process that started a cluster.) 10 ms: a limit overshoots by at most that much when the first interruption
-#: is dropped, and nothing refires before a limit has run out.
-REFIRE_INTERVAL = 0.01
+#: ``__del__`` method or a weakref callback is printed and dropped by Python, so it is raised again until the
+#: limited block has ended (garbage-collector callbacks, where the same happens, are waited out instead:
+#: :func:`_must_wait`). Each refire is another chance to land in such a callback, so not more often than this.
+REFIRE_INTERVAL = 0.1
 
 #: Slack when deciding whether a deadline has passed: the interval timer and ``time.monotonic`` may disagree by
 #: a clock tick.

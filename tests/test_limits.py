@@ -236,4 +236,5 @@ def test_an_interruption_is_not_raised_inside_a_gc_callback(monkeypatch: pytest.
     finally:
         gc.callbacks.remove(slow_callback)
     assert calls and time.monotonic() - started < 0.5  # interrupted soon after the callback returned
-    assert not [d for d in dropped if "Expired" in repr(getattr(d, "exc_value", d))]
+    # (an interruption may still be dropped in a weakref callback run by the collection, and refired: not ours)
+    assert not [d for d in dropped if getattr(d, "object", None) is slow_callback]
