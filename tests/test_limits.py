@@ -224,7 +224,7 @@ def test_an_interruption_is_not_raised_inside_a_gc_callback(monkeypatch: pytest.
 
     def work() -> None:
         gc.collect()
-        end = time.monotonic() + 1.0
+        end = time.monotonic() + 3.0
         while time.monotonic() < end:
             pass
 
@@ -235,6 +235,6 @@ def test_an_interruption_is_not_raised_inside_a_gc_callback(monkeypatch: pytest.
             run_limited(0.02, work, source="gc")
     finally:
         gc.callbacks.remove(slow_callback)
-    assert calls and time.monotonic() - started < 0.5  # interrupted soon after the callback returned
+    assert calls and time.monotonic() - started < 2.0  # interrupted after the callback returned, not at the end
     # (an interruption may still be dropped in a weakref callback run by the collection, and refired: not ours)
     assert not [d for d in dropped if getattr(d, "object", None) is slow_callback]
