@@ -18,11 +18,15 @@ what fce wrote before layouts, and what :func:`fce.pipeline.learn_template` stil
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from fce.errors import TemplateError
+
+R = TypeVar("R", "Template", "SiteTemplates")
 
 __all__ = ["LAYOUT_SCHEMA", "TEMPLATE_SCHEMA", "LearnParams", "NoiseBlock", "SiteTemplates", "Template"]
 
@@ -133,7 +137,7 @@ class Template:
     def from_dict(cls, data: dict[str, Any], *, site: str | None = None) -> Template:
         """:meth:`from_json` after ``json.loads`` (the schema is not checked here)."""
         name = site or "template"
-        try:
+        with _reading(name):
             params = data["params"]
             template = cls(
                 site=str(data["site"]),
@@ -158,11 +162,23 @@ class Template:
                 fce_version=str(data.get("fce_version", "")),
                 extra=dict(data.get("extra") or {}),
             )
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise TemplateError(f"stored template is corrupt ({type(exc).__name__}: {exc})", source=name) from None
-        if site is not None and template.site != site:
-            raise TemplateError(f"stored template was learned for site {template.site!r}", source=name)
-        return template
+        return _of_site(template, site, name)
+
+
+@contextmanager
+def _reading(name: str) -> Iterator[None]:
+    """Decoding a stored record: a missing or mistyped field is a corrupt template (:class:`TemplateError`)."""
+    try:
+        yield
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise TemplateError(f"stored template is corrupt ({type(exc).__name__}: {exc})", source=name) from None
+
+
+def _of_site(record: R, site: str | None, name: str) -> R:
+    """``record``, when it was learned for ``site`` (or no site is asked for); else :class:`TemplateError`."""
+    if site is not None and record.site != site:
+        raise TemplateError(f"stored template was learned for site {record.site!r}", source=name)
+    return record
 
 
 def _load_object(payload: str | bytes, name: str) -> dict[str, Any]:
@@ -231,7 +247,7 @@ class SiteTemplates:
                 f"{TEMPLATE_SCHEMA}); learn the site again",
                 source=name,
             )
-        try:
+        with _reading(name):
             layouts = data["layouts"]
             if not isinstance(layouts, list) or not layouts:
                 raise ValueError("no layouts")
@@ -244,8 +260,4 @@ class SiteTemplates:
                 fce_version=str(data.get("fce_version", "")),
                 extra=dict(data.get("extra") or {}),
             )
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise TemplateError(f"stored template is corrupt ({type(exc).__name__}: {exc})", source=name) from None
-        if site is not None and record.site != site:
-            raise TemplateError(f"stored template was learned for site {record.site!r}", source=name)
-        return record
+        return _of_site(record, site, name)
