@@ -25,15 +25,19 @@ from collections import defaultdict
 from collections.abc import Sequence
 from itertools import compress
 from operator import attrgetter
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
-from fce.blocks import INLINE_BLOCK_TAGS, Block, BlockTree, blocks_of, join_pieces
+from fce.blocks import INLINE_BLOCK_TAGS, Block, BlockTree, blocks_of, join_pieces, text_on_paths
 from fce.extraction import ExtractedBlock, Extraction
 from fce.features import COUNT_FEATURES, block_vectors
 from fce.parse import Page
 from fce.template import Template
+
+if TYPE_CHECKING:
+    from fce.layouts import SiteDetector
 
 __all__ = ["DEFAULT_MODE", "DETECTION_MODES", "MIN_FIT", "Detector", "TemplateMatch"]
 
@@ -89,6 +93,7 @@ class Detector:
             by_path[nb.path].append(i)
         self._noise_rows = {p: np.asarray(rows) for p, rows in by_path.items()}
         self._noise: sp.csr_matrix | None = None  # vectors of the noise blocks, built on first use
+        self._sites: dict[float, SiteDetector] = {}  # as_site()
 
     def _noise_vectors(self) -> sp.csr_matrix:
         if self._noise is None:
@@ -99,10 +104,19 @@ class Detector:
             )
         return self._noise
 
+    def as_site(self, min_fit: float = MIN_FIT) -> SiteDetector:
+        """This detector as a one-layout :class:`~fce.layouts.SiteDetector` (what :func:`fce.pipeline.extract`
+        applies), built once per ``min_fit`` and kept on the detector: building it computes a profile norm over
+        every known path (~0.1 ms, 5 % of a detection)."""
+        site = self._sites.get(min_fit)
+        if site is None:
+            from fce.layouts import SiteDetector  # (fce.layouts imports this module)
+
+            site = self._sites[min_fit] = SiteDetector(self, min_fit=min_fit)
+        return site
+
     def fit_score(self, tree: BlockTree) -> float:
         """Share of the page's own-text characters lying on paths seen while learning."""
-        from fce.blocks import text_on_paths
-
         known, total = text_on_paths(tree.blocks, self.known)
         return known / total if total else 0.0
 

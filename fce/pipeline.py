@@ -9,7 +9,6 @@ drift detection reads (:func:`fce.layouts.is_stale`), written to the store in ba
 from __future__ import annotations
 
 import threading
-import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -73,25 +72,13 @@ def extract(
                                                  mode=mode), source=page.source or page.url)
 
 
-#: The SiteDetector wrapping each Detector a caller passes (per ``min_fit``), kept as long as the Detector lives:
-#: wrapping costs a profile norm over every known path (~0.1 ms, 5 % of a detection), once per detector instead of
-#: once per page.
-_WRAPPED: weakref.WeakKeyDictionary[Detector, dict[float, SiteDetector]] = weakref.WeakKeyDictionary()
-_WRAPPED_LOCK = threading.Lock()
-
-
 def compile_site(template: Compiled, *, mode: str = DEFAULT_MODE, min_fit: float = MIN_FIT) -> SiteDetector:
     """``template`` as a :class:`~fce.layouts.SiteDetector` (already one: returned as it is; a
     :class:`~fce.detect.Detector`: wrapped once, the wrapper reused)."""
     if isinstance(template, SiteDetector):
         return template
     if isinstance(template, Detector):
-        with _WRAPPED_LOCK:
-            by_fit = _WRAPPED.setdefault(template, {})
-            site = by_fit.get(min_fit)
-            if site is None:
-                site = by_fit[min_fit] = SiteDetector(template, mode=mode, min_fit=min_fit)
-        return site
+        return template.as_site(min_fit)
     return SiteDetector(template, mode=mode, min_fit=min_fit)
 
 

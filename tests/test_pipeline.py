@@ -1,6 +1,8 @@
 """fce.pipeline: template vs fallback decisions, the Extractor over a store, golden outputs on the example site."""
 
+import gc
 import os
+import weakref
 from pathlib import Path
 
 import pytest
@@ -171,3 +173,7 @@ def test_a_detector_is_wrapped_for_layout_choice_once(example_template):
     assert compile_site(detector) is site  # reused page after page
     assert compile_site(detector, min_fit=0.9) is not site and compile_site(detector, min_fit=0.9).min_fit == 0.9
     assert compile_site(Detector(example_template)) is not site
+    gone = weakref.ref(detector)
+    del detector, site
+    gc.collect()
+    assert gone() is None  # the wrapper lives with its detector, not longer
