@@ -41,7 +41,7 @@ and 8 are measured additions (README, "Choosing the fallback"); every constant s
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from fce.blocks import INLINE_BLOCK_TAGS, Block, BlockTree, blocks_of, subtree_sums
@@ -145,16 +145,19 @@ def _name_weight(path: str) -> float:
     return NAME_WEIGHT * (content - furniture)
 
 
-@lru_cache(maxsize=65536)
-def _gallery_named(path: str) -> bool:
-    names = _names(path).lower()
-    return bool(names) and any(part in names for part in GALLERY_NAME_PARTS)
+def _named_test(parts: tuple[str, ...]) -> Callable[[str], bool]:
+    """A cached test of whether a block path's last id/class names contain one of ``parts``."""
+
+    @lru_cache(maxsize=65536)
+    def named(path: str) -> bool:
+        names = _names(path).lower()
+        return bool(names) and any(part in names for part in parts)
+
+    return named
 
 
-@lru_cache(maxsize=65536)
-def _meta_named(path: str) -> bool:
-    names = _names(path).lower()
-    return bool(names) and any(part in names for part in META_NAME_PARTS)
+_meta_named = _named_test(META_NAME_PARTS)
+_gallery_named = _named_test(GALLERY_NAME_PARTS)
 
 
 def _subtree_sums(blocks: Sequence[Block]) -> tuple[list[int], list[int], list[int], list[int]]:
