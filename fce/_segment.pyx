@@ -220,7 +220,9 @@ cdef str _collect_text(xmlNode* node):
 
 
 cdef class _ElementOf:
-    """Python proxies for the rare attribute lxml has to assemble (a value split over several nodes)."""
+    """Python proxies of nodes, for the rare cases the walk asks lxml: an attribute value split over several nodes,
+    and the visibility test (``fce.blocks.is_hidden``) of an element with a ``style``, ``hidden`` or
+    ``aria-hidden`` attribute."""
     cdef cetree._Document doc
 
     def __cinit__(self, cetree._Element root):
