@@ -1,8 +1,10 @@
-"""Build of the optional compiled segmentation loop (``fce/_segment.pyx``); everything else is in pyproject.toml.
+"""Build of the optional compiled parts (``fce/_segment.pyx``: the segmentation loop; ``fce/_utf8.pyx``: the UTF-8
+check of :mod:`fce.parse`); everything else is in pyproject.toml.
 
-The extension reads lxml's tree through lxml's public C API, so it is compiled against the lxml headers (a build
-requirement) and needs a C compiler. It is optional: where it cannot be built, the install goes on without it and
-``fce.blocks`` uses its pure-Python loop, which gives the same blocks (tests/test_blocks.py checks both).
+The segmentation extension reads lxml's tree through lxml's public C API, so it is compiled against the lxml headers (a build
+requirement) and needs a C compiler. Both are optional: where they cannot be built, the install goes on without them and
+``fce.blocks`` uses its pure-Python loop, which gives the same blocks (tests/test_blocks.py checks both), and
+``fce.parse`` checks UTF-8 by decoding.
 """
 
 from setuptools import Extension, setup
@@ -14,8 +16,11 @@ def _extensions() -> list[Extension]:
         from Cython.Build import cythonize
     except ImportError:  # built without the build requirements (e.g. an old pip without build isolation)
         return []
-    ext = Extension("fce._segment", ["fce/_segment.pyx"], include_dirs=lxml.get_include(), optional=True)
-    return cythonize([ext], language_level=3, quiet=True)
+    exts = [
+        Extension("fce._segment", ["fce/_segment.pyx"], include_dirs=lxml.get_include(), optional=True),
+        Extension("fce._utf8", ["fce/_utf8.pyx"], optional=True),
+    ]
+    return cythonize(exts, language_level=3, quiet=True)
 
 
 setup(ext_modules=_extensions())

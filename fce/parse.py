@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
 import re
 import threading
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,6 +103,8 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF16_LE, "utf-16-le"),
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
+_BOM_PREFIXES = tuple(bom for bom, _ in _BOMS)
+_UTF16_32 = frozenset({"utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"})
 
 _META_CHARSET = re.compile(
     rb"""<meta[^>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_:.\-]+)""",
@@ -219,7 +223,7 @@ def _decode(data: bytes, declared: str | None) -> tuple[str, str, bool]:
         match = _META_CHARSET.search(head) or _XML_ENCODING.match(head)
         if match:
             codec = _codec(match.group(1).decode("ascii", "replace"))
-            if codec in {"utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"}:
+            if codec in _UTF16_32:
                 codec = "utf-8"  # a declaration readable as ASCII cannot be UTF-16 (HTML standard, prescan)
     if codec is None:
         try:
@@ -291,11 +295,99 @@ def parse_page(
             (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
         ):
             data = _maybe_utf16(data, name)
+        page = _parse_clean_utf8(data, declared_charset, url=url, source=source, meta=meta)
+        if page is not None:
+            return page
         text, encoding, exact = _decode(data, declared_charset)
         raw = data if exact else None
     else:
         text, encoding = data, "unicode"
     return _parse_text(text, encoding=encoding, url=url, source=source, size=size, meta=meta or {}, raw=raw)
+
+
+def _is_utf8_decoding(data: bytes) -> bool:
+    """Whether ``data`` is strict UTF-8, by decoding it (where the compiled check is not installed)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _load_utf8_check() -> Callable[[bytes], bool]:
+    """The compiled UTF-8 check (``fce/_utf8.pyx``), or decoding where it was not built or
+    ``FCE_NO_ACCEL`` (:data:`fce.blocks.NO_ACCEL_ENV`) is set."""
+    if os.environ.get("FCE_NO_ACCEL", "") not in ("", "0"):
+        return _is_utf8_decoding
+    try:
+        from fce._utf8 import is_utf8  # type: ignore[import-not-found]
+    except ImportError:
+        return _is_utf8_decoding
+    return is_utf8  # type: ignore[no-any-return]
+
+
+_is_utf8 = _load_utf8_check()
+
+#: The start of a page the byte-level path takes: ASCII whitespace, then a start tag, an end tag, a comment or a
+#: doctype (not ``<?``: an XML declaration is removed before parsing, on the text).
+_CLEAN_START = re.compile(rb"[ \t\n\r\x0b\x0c]*<[A-Za-z!/]")
+_CONTROL_BYTES = re.compile(rb"[\x01-\x08\x0b\x0e-\x1a\x1c-\x1f]")
+_LONG_TAG_BYTES = re.compile(rb"<[A-Za-z][^<>]{%d,}" % LONG_TAG_CHARS)
+_FOREIGN_URIS = tuple(uri.encode("ascii") for uri in _FOREIGN_NAMESPACES)
+#: Single-byte codecs of the WHATWG Encoding Standard that read every byte 0x00–0x7F as that ASCII character (each
+#: checked here, at import), so that ASCII bytes labelled with them are their own text.
+_ASCII_BYTES = bytes(range(128))
+_SINGLE_BYTE_CODECS = (
+    *(f"cp{n}" for n in range(1250, 1259)),
+    *(f"iso8859-{n}" for n in (2, 3, 4, 5, 6, 7, 8, 10, 13, 14, 15, 16)),
+    "koi8-r", "koi8-u", "cp866", "cp874", "mac-roman", "mac-cyrillic",
+)
+_ASCII_COMPATIBLE = frozenset(
+    name for name in _SINGLE_BYTE_CODECS if _ASCII_BYTES.decode(name) == _ASCII_BYTES.decode("ascii")
+)
+
+
+def _parse_clean_utf8(data: bytes, declared: str | None, *, url: str | None, source: str | None,
+                      meta: dict[str, Any] | None) -> Page | None:
+    """The page parsed straight from its bytes, when they are UTF-8 that :func:`_decode` would read as exactly
+    themselves and that none of :func:`_parse_text`'s checks would change or refuse; otherwise None (the caller
+    takes the path through the decoded text). The same tree either way (``tests/test_parse.py`` compares them):
+    decoding a page to a Python string only to check it cost a sixth of a parse (a two-byte-per-character copy of
+    the page where it has one curly quote), and so did searching that string.
+
+    Each test here is one that, passing on the bytes, implies the corresponding test on the text passes: the first
+    :data:`SNIFF_BYTES` characters hold at most ``4 × SNIFF_BYTES`` bytes and at least the first SNIFF_BYTES bytes;
+    a character U+0000–U+007F is that byte in UTF-8 and no other character's encoding holds such a byte."""
+    if data.startswith(_BOM_PREFIXES):
+        return None
+    codec = _codec(declared)
+    if codec is None:
+        head = data[:META_SCAN_BYTES]
+        match = _META_CHARSET.search(head) or _XML_ENCODING.match(head)
+        if match:
+            codec = _codec(match.group(1).decode("ascii", "replace"))
+            if codec in _UTF16_32:
+                codec = "utf-8"
+    if codec is None or codec == "utf-8":
+        encoding = "utf-8"
+    elif codec in _ASCII_COMPATIBLE and data.isascii():
+        encoding = codec  # ASCII bytes read in a codec that reads them as ASCII: the text is the bytes
+    else:
+        return None
+    if (
+        _CLEAN_START.match(data, 0, SNIFF_BYTES) is None  # markup in the sample: not empty, not JSON, no <?xml
+        or _CONTROL_BYTES.search(data, 0, 4 * SNIFF_BYTES) is not None
+        or b"\x00" in data
+        or any(uri in data for uri in _FOREIGN_URIS)  # foreign prefixes are renamed, found in the text
+        # a run of bytes without "<" holds a tag as long as a run of characters would
+        or (_may_have_long_tag(data) and _LONG_TAG_BYTES.search(data) is not None)
+        or (encoding == "utf-8" and not _is_utf8(data))
+    ):
+        return None
+    root = _parse_tree(None, source or url, data)
+    _parse_noframes(root)
+    _body_out_of_head(root)
+    return Page(root=root, url=url, encoding=encoding, source=source, size=len(data), meta=meta or {})
 
 
 def _maybe_utf16(data: bytes, name: str | None) -> bytes:
@@ -350,11 +442,14 @@ def _is_json(text: str) -> bool:
     return True
 
 
-def _parse_tree(text: str, name: str | None, raw: bytes | None = None) -> Any:
-    """Parse with libxml2 (``raw``: ``text`` encoded as UTF-8, if the caller has it); a tree deeper than libxml2's
-    hard limit is flattened at :data:`MAX_DEPTH` and parsed again (once more at a tenth of it, should implied tags
-    have kept it too deep)."""
+def _parse_tree(text: str | None, name: str | None, raw: bytes | None = None) -> Any:
+    """Parse with libxml2 (``raw``: ``text`` encoded as UTF-8, if the caller has it; ``text`` may then be None, and
+    is decoded from ``raw`` only if needed); a tree deeper than libxml2's hard limit is flattened at
+    :data:`MAX_DEPTH` and parsed again (once more at a tenth of it, should implied tags have kept it too deep)."""
     for depth in (None, MAX_DEPTH, MAX_DEPTH // 10):
+        if depth is not None and text is None:
+            assert raw is not None
+            text = raw.decode("utf-8")
         parser = _parser()
         if depth is None and raw is not None:
             source = raw
@@ -410,14 +505,14 @@ def _limit_attributes(text: str) -> str:
     return _LONG_TAG.sub(_cut_attributes, text)
 
 
-def _may_have_long_tag(text: str) -> bool:
+def _may_have_long_tag(text: str | bytes) -> bool:
     """False when ``text`` has no tag of :data:`LONG_TAG_CHARS` characters, found in a few C calls: if every
     window of ``LONG_TAG_CHARS // 2`` characters holds a ``<``, no ``<`` is followed by ``LONG_TAG_CHARS`` characters
     without one. The regex scan it spares cost a tenth of a parse (it reads every character in Python's regex
     engine); pages where a window has no ``<`` (a long script or text) are scanned as before."""
     window = LONG_TAG_CHARS // 2
-    find = text.find
-    return any(find("<", start, start + window) < 0 for start in range(0, len(text), window))
+    find, lt = text.find, "<" if isinstance(text, str) else b"<"
+    return any(find(lt, start, start + window) < 0 for start in range(0, len(text), window))  # type: ignore[arg-type]
 
 
 def _cut_attributes(match: re.Match[str]) -> str:

@@ -3,6 +3,8 @@
 import codecs
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import fce
 from fce.errors import EmptyPageError, NotHTMLError, PageTooLargeError
@@ -120,6 +122,132 @@ def test_bytes_handed_to_libxml2_give_the_tree_of_the_decoded_text(data):
     page = parse_page(data)
     assert page.encoding == encoding
     assert etree.tostring(page.root, encoding="unicode") == etree.tostring(expected.root, encoding="unicode")
+
+
+def _slow_parse(data, declared=None):
+    """parse_page without the byte-level path: through the decoded text, as it parsed every page before."""
+    from unittest import mock
+
+    from fce import parse
+
+    with mock.patch.object(parse, "_parse_clean_utf8", lambda *args, **kwargs: None):
+        return parse_page(data, declared_charset=declared)
+
+
+def _outcome(parse):
+    """The tree and encoding a parse gives, or the error class and message it raises."""
+    from lxml import etree
+
+    from fce.errors import InputError
+
+    try:
+        page = parse()
+    except InputError as exc:
+        return type(exc), str(exc)
+    return etree.tostring(page.root, encoding="unicode"), page.encoding
+
+
+BYTE_PATH_INPUTS = [
+    *SAME_TREE_INPUTS,
+    b"<p>plain ascii, no html element</p>",
+    b"  \n\t<!doctype html><html><body><p>x</p></body></html>",
+    b"<html><head><meta charset=iso-8859-1></head><body><p>ascii only</p></body></html>",
+    "<html><head><meta charset=iso-8859-1></head><body><p>caf\u00e9</p></body></html>".encode("cp1252"),
+    b"<html><head><meta charset=koi8-r></head><body><p>ascii</p></body></html>",
+    b"<html><head><meta charset=shift_jis></head><body><p>ascii</p></body></html>",
+    "<html><head><meta charset=utf-16></head><body><p>caf\u00e9</p></body></html>".encode(),
+    b'<html xmlns:svg="http://www.w3.org/2000/svg"><body><svg:svg><svg:text>x</svg:text></svg:svg><p>y</p></body></html>',
+    b'<html xmlns:fb="http://ogp.me/ns/fb#"><body><p>facebook prefix</p></body></html>',
+    b"<html><body><p>" + b"x" * 40_000 + b"</p></body></html>",  # a long run without a tag: the check scans
+    b"<html><body><p data-x='" + b"y" * 40_000 + b"'>a long tag</p></body></html>",
+    b"<html><body><p>control \x01\x02 characters</p></body></html>",
+    b"\x01" * 300 + b"<p>mostly control characters</p>",
+    b'{"json": "<p>not html</p>"}',
+    b"plain text with a < b in it",
+    b"<html><body><p>truncated \xe2\x80</p></body></html>",
+    b"<html><body><p>surrogate \xed\xa0\x80</p></body></html>",
+    b"<html><body><p>over max \xf4\x90\x80\x80</p></body></html>",
+    "<html><body><p>\u00a0<b>nbsp and wide \U0001f600</b></p></body></html>".encode(),
+    "\u3000<p>ideographic space first</p>".encode(),
+    b"<frameset><frame src=a></frameset><noframes><p>no frames</p></noframes>",
+    b"<html><head><mbox><p>body in head</p></html>",
+    b"<" + b"div>" * 3000 + b"deep",  # too deep: flattened from the decoded text
+]
+
+
+@pytest.mark.parametrize("data", BYTE_PATH_INPUTS, ids=range(len(BYTE_PATH_INPUTS)))
+def test_the_byte_level_path_gives_what_the_text_path_gives(data):
+    assert _outcome(lambda: parse_page(data)) == _outcome(lambda: _slow_parse(data))
+
+
+def test_the_byte_level_path_is_taken_for_ordinary_pages():
+    from fce.parse import _parse_clean_utf8
+
+    for data in (BYTE_PATH_INPUTS[1], BYTE_PATH_INPUTS[len(SAME_TREE_INPUTS) + 2], BYTE_PATH_INPUTS[-5]):
+        assert _parse_clean_utf8(data, None, url=None, source=None, meta=None) is not None
+    for data in (SAME_TREE_INPUTS[2], SAME_TREE_INPUTS[3], SAME_TREE_INPUTS[4], SAME_TREE_INPUTS[6]):
+        assert _parse_clean_utf8(data, None, url=None, source=None, meta=None) is None
+
+
+@given(st.lists(st.sampled_from(["<p>", "</p>", "<div class='a'>", "</div>", "<br>", " ", "\n", "caf\u00e9", "x",
+                                 "\u2014", "\U0001f600", "&amp;", "<!-- c -->", "<b>", "</b>", "\x01", "{"]),
+                max_size=30),
+       st.sampled_from([None, "utf-8", "windows-1252", "iso-8859-2"]), st.booleans(),
+       st.binary(max_size=4))
+@settings(max_examples=300, deadline=None)
+def test_the_byte_level_path_agrees_on_random_pages(pieces, declared, wrap, junk):
+    body = "".join(pieces)
+    text = f"<html><body>{body}</body></html>" if wrap else body
+    data = text.encode("utf-8") + junk
+    assert _outcome(lambda: parse_page(data, declared_charset=declared)) == _outcome(
+        lambda: _slow_parse(data, declared))
+
+
+UTF8_BOUNDARIES = [
+    b"", b"a", b"\x7f", b"\x80", b"\xbf", b"\xc0\x80", b"\xc1\xbf", b"\xc2\x80", b"\xdf\xbf", b"\xdf",
+    b"\xe0\x9f\xbf", b"\xe0\xa0\x80", b"\xec\xbf\xbf", b"\xed\x9f\xbf", b"\xed\xa0\x80", b"\xee\x80\x80",
+    b"\xef\xbf\xbf", b"\xef\xbf", b"\xf0\x8f\xbf\xbf", b"\xf0\x90\x80\x80", b"\xf3\xbf\xbf\xbf",
+    b"\xf4\x8f\xbf\xbf", b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80", b"\xff", b"\xf0\x90\x80",
+    b"12345678\xc3\xa9", b"1234567\xc3\xa9", b"1234567\xc3", b"\xc3\xa912345678",
+]
+
+
+@pytest.mark.parametrize("check", ["compiled", "decoding"])
+def test_the_utf8_check_accepts_exactly_what_the_decoder_accepts(check):
+    from fce import parse
+
+    if check == "compiled":
+        is_utf8 = pytest.importorskip("fce._utf8").is_utf8
+    else:
+        is_utf8 = parse._is_utf8_decoding
+
+    def decodes(data):
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        return True
+
+    for data in UTF8_BOUNDARIES:
+        assert is_utf8(data) == decodes(data), data
+
+    @given(st.binary(max_size=40) | st.text(max_size=20).map(lambda t: t.encode("utf-8", "surrogatepass")))
+    @settings(max_examples=2000, deadline=None)
+    def agrees(data):
+        assert is_utf8(data) == decodes(data)
+
+    agrees()
+
+
+def test_the_compiled_utf8_check_is_built():
+    # like the compiled segmentation (tests/test_blocks.py): the suite must not quietly test the fallback only
+    import os
+
+    from fce import parse
+
+    if os.environ.get("FCE_NO_ACCEL", "") not in ("", "0"):
+        pytest.skip("FCE_NO_ACCEL is set")
+    assert parse._is_utf8 is not parse._is_utf8_decoding
 
 
 def test_many_attributes_are_cut():
