@@ -222,6 +222,9 @@ def versions() -> str:
     from fce import blocks
 
     out.append("segmentation " + ("compiled (fce._segment)" if blocks.ACCELERATED else "pure Python"))
+    from fce import parse
+
+    out.append("UTF-8 check " + ("compiled (fce._utf8)" if parse.UTF8_CHECK_COMPILED else "by decoding"))
     return ", ".join(out)
 
 
