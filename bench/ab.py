@@ -7,8 +7,10 @@ into this process (the baseline under its own copy of the ``fce`` modules); for 
 held-out msv-big9 pages (:func:`bench.common.split_learn_detect`) and each component, the two versions run
 alternately ``--reps`` times and the minimum of each is kept (thread CPU time, ``time.thread_time_ns``). Reported:
 median ms per page of each, the median of the per-page ratios to the lxml floor, and the median of the per-page
-ratios new ÷ old. (A function of the old code that imports an fce module lazily gets the new one: on these
-paths only ``Detector._match_guided``'s import of ``mainblock.select_main`` does, and mainblock.py is unchanged.)
+ratios new ÷ old. (A function of the old code that imports an fce module lazily when called would get the new
+one: on these paths only guided detection's import of ``mainblock.select_main`` does, and it is bound at import
+time here, where the baseline has ``fce.detect._mainblock_selection``, since 2026-11-22: older baselines use the new
+``mainblock``.)
 Components: ``segment`` (pages parsed beforehand), ``parse_page``, ``detect guided`` (parse +
 template, the default mode), ``mainblock`` and ``plain`` (parse + method). Templates are learned by the baseline.
 Then the new code against a peer (``--peer``, default Resiliparse: the issues' "× Resiliparse"), alternating with
@@ -41,6 +43,8 @@ def _import(root: str | None) -> dict[str, Any]:
     try:
         mods = {name: importlib.import_module(name) for name in MODULES}
         mods["fce.methods"]._load()  # the registry imports its modules lazily: do it while this path is first
+        if hasattr(mods["fce.detect"], "_mainblock_selection"):  # guided detection's lazy import, bound now
+            mods["fce.detect"]._mainblock_selection()
         mods["__file__"] = sys.modules["fce"].__file__
     finally:
         if root is not None:

@@ -22,7 +22,8 @@ a page where the template extracts nothing.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cache
 from itertools import compress
 from operator import attrgetter
 from typing import TYPE_CHECKING
@@ -57,6 +58,15 @@ _PATH, _TAG = attrgetter("path"), attrgetter("tag")
 #: against 0.902); only guided is ahead of trafilatura on both (0.946 / 0.889), so it is the default.
 DETECTION_MODES = ("guided", "rules")
 DEFAULT_MODE = "guided"
+
+
+@cache
+def _mainblock_selection() -> Callable[..., list[ExtractedBlock]]:
+    """:func:`fce.methods.mainblock.select_main`, imported on first use (that module imports :mod:`fce.learn`,
+    which imports this one) and kept (``bench.ab`` binds the baseline's here while the baseline is imported)."""
+    from fce.methods.mainblock import select_main
+
+    return select_main
 
 
 class TemplateMatch:
@@ -141,8 +151,7 @@ class Detector:
         return TemplateMatch(blocks, fit, len(candidates), len(candidates) - len(blocks), covered)
 
     def _match_guided(self, tree: BlockTree, fit: float) -> TemplateMatch:
-        from fce.methods.mainblock import select_main
-
+        select_main = _mainblock_selection()
         noise_paths, paths = self.noise_paths, self.paths
         blocks = tree.blocks
         # (column-wise with map/compress, so that the loops over every block run in C)
