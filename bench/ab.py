@@ -24,7 +24,8 @@ import argparse
 import importlib
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from statistics import median
 from typing import Any
@@ -46,10 +47,24 @@ def _import(root: str | None) -> dict[str, Any]:
         if hasattr(mods["fce.detect"], "_mainblock_selection"):  # guided detection's lazy import, bound now
             mods["fce.detect"]._mainblock_selection()
         mods["__file__"] = sys.modules["fce"].__file__
+        mods["__modules__"] = {m: sys.modules[m] for m in sys.modules if m == "fce" or m.startswith("fce.")}
     finally:
         if root is not None:
             sys.path.remove(root)
     return mods
+
+
+@contextmanager
+def _active(mods: dict[str, Any]) -> Iterator[None]:
+    """``sys.modules`` holding this version's fce modules for the duration (for the lazy imports of its code)."""
+    saved = {m: sys.modules[m] for m in sys.modules if m == "fce" or m.startswith("fce.")}
+    sys.modules.update(mods["__modules__"])
+    try:
+        yield
+    finally:
+        for m in mods["__modules__"]:
+            sys.modules.pop(m, None)
+        sys.modules.update(saved)
 
 
 def _paired(old: Callable[[Any], Any], new: Callable[[Any], Any], items: Sequence[Any],
@@ -102,6 +117,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         payload = template.to_json()
         d_old = old["fce.detect"].Detector(old["fce.template"].Template.from_json(payload))
         d_new = new["fce.detect"].Detector(new["fce.template"].Template.from_json(payload))
+        with _active(old):  # the layout-choice wrapper of each version, built by its own code (kept on it)
+            old["fce.pipeline"].compile_site(d_old)
+        new["fce.pipeline"].compile_site(d_new)
         work += [(s.read(), d_old, d_new) for s in held_out]
     work = work[: args.pages]
     p_old, p_new = old["fce.parse"].parse_page, new["fce.parse"].parse_page

@@ -43,6 +43,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from itertools import compress
 
 from fce.blocks import INLINE_BLOCK_TAGS, Block, BlockTree, blocks_of, subtree_sums
 from fce.extraction import ExtractedBlock
@@ -126,6 +127,7 @@ TAG_WEIGHTS = {
 BOX_TAGS = frozenset({"table", "ul", "div", "aside", "header", "footer", "section"})
 
 _INLINE = INLINE_BLOCK_TAGS
+_LONG_ENOUGH = MIN_PARAGRAPH_CHARS.__le__  # a paragraph's length ≥ MIN_PARAGRAPH_CHARS
 _ROOTS = frozenset({"html", "body"})
 _LAST_QUALIFIER = re.compile(r"\[([^\]]*)\]$")
 
@@ -158,6 +160,13 @@ def _named_test(parts: tuple[str, ...]) -> Callable[[str], bool]:
 
 _meta_named = _named_test(META_NAME_PARTS)
 _gallery_named = _named_test(GALLERY_NAME_PARTS)
+
+
+@lru_cache(maxsize=65536)
+def _path_traits(path: str) -> tuple[bool, bool, bool]:
+    """What step 6 reads from a block's path, in one cached call per block: named as a byline/caption
+    (:data:`META_NAME_PARTS`), as a gallery (:data:`GALLERY_NAME_PARTS`), and not as furniture."""
+    return _meta_named(path), _gallery_named(path), _name_weight(path) >= 0
 
 
 def _subtree_sums(blocks: Sequence[Block]) -> tuple[list[int], list[int], list[int], list[int]]:
@@ -285,10 +294,11 @@ def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[list[int], list[i
     chars, links, para, para_commas = sums
     score: dict[int, float] = {}
     furniture: dict[int, bool] = {}
-    for b in blocks:
-        i = b.index
+    # (the paragraphs long enough, picked in C: most blocks are not)
+    for i in compress(range(len(blocks)), map(_LONG_ENOUGH, para)):
+        b = blocks[i]
         length = para[i]
-        if length < MIN_PARAGRAPH_CHARS or b.tag in _INLINE or b.parent < 0 or skip[i] or b.tag in UNRENDERED_TAGS:
+        if b.tag in _INLINE or b.parent < 0 or skip[i] or b.tag in UNRENDERED_TAGS:
             continue
         points = 1.0 + para_commas[i] + min(length / CHARS_PER_POINT, MAX_LENGTH_POINTS)
         j = b.parent
@@ -332,22 +342,22 @@ def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[list[int], list[i
 
     def keep(block: Block) -> bool:
         i = block.index
-        if skip[i] or block.tag in UNRENDERED_TAGS:
+        tag = block.tag
+        if skip[i] or tag in UNRENDERED_TAGS:
             return False
         if relaxed:
             return True
-        tag = block.tag
-        if chars[i] <= META_MAX_CHARS and _meta_named(block.path):
-            return False
-        if _gallery_named(block.path):
+        meta, gallery, named_ok = _path_traits(block.path)
+        size = chars[i]
+        if (meta and size <= META_MAX_CHARS) or gallery:
             return False
         if tag in _INLINE:
             return True
-        if chars[i] > 0 and density(i) > MAX_LINK_DENSITY:
+        if size > 0 and links[i] > MAX_LINK_DENSITY * size:  # density(i) > MAX_LINK_DENSITY, without a call
             return False
-        if tag in BOX_TAGS and chars[i] < MIN_PARAGRAPH_CHARS:
+        if size < MIN_PARAGRAPH_CHARS and tag in BOX_TAGS:
             return False
-        return tag == "p" or _name_weight(block.path) >= 0
+        return tag == "p" or named_ok
 
     out = []
     for idx in chosen:
