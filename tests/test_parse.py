@@ -158,6 +158,8 @@ BYTE_PATH_INPUTS = [
     "<html><head><meta charset=utf-16></head><body><p>caf\u00e9</p></body></html>".encode(),
     b'<html xmlns:svg="http://www.w3.org/2000/svg"><body><svg:svg><svg:text>x</svg:text></svg:svg><p>y</p></body></html>',
     b'<html xmlns:fb="http://ogp.me/ns/fb#"><body><p>facebook prefix</p></body></html>',
+    '<html xmlns:\u00e9 = "http://www.w3.org/2000/svg"><body><\u00e9:svg>x</\u00e9:svg><p>y</p></body></html>'.encode(),
+    b'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"><text>s</text></svg><p>z</p>',
     b"<html><body><p>" + b"x" * 40_000 + b"</p></body></html>",  # a long run without a tag: the check scans
     b"<html><body><p data-x='" + b"y" * 40_000 + b"'>a long tag</p></body></html>",
     b"<html><body><p>control \x01\x02 characters</p></body></html>",
