@@ -17,8 +17,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from functools import partial
+from itertools import compress
+from operator import attrgetter
 from typing import NamedTuple
 
 from lxml import etree
@@ -34,6 +35,7 @@ __all__ = [
     "SKIPPED_TAGS",
     "Block",
     "BlockTree",
+    "Columns",
     "blocks_of",
     "join_pieces",
     "segment",
@@ -183,14 +185,90 @@ class Block(NamedTuple):
         return self.tag in INLINE_BLOCK_TAGS
 
 
-@dataclass(frozen=True, eq=False, slots=True)
-class BlockTree:
-    """All blocks of one page in document order; ``blocks[0]`` is the root (``HTML``)."""
+class Columns(NamedTuple):
+    """A block tree column-wise: one list per field, indexed by block. What detection and ``mainblock`` read, so
+    that they need no :class:`Block` objects (building and freeing them was about half of segmentation's time)."""
 
-    blocks: tuple[Block, ...]
+    paths: list[str]
+    tags: list[str]
+    parents: list[int]
+    depths: list[int]
+    ends: list[int]  # one past the block's last descendant (pre-order numbering makes subtrees contiguous)
+    text_lengths: list[int]  # len(block.text): characters of own text, whitespace collapsed
+    commas: list[int]  # block.text.count(",")
+    link_chars: list[int]
+
+
+_BLOCK_FIELDS = tuple(attrgetter(name) for name in ("path", "tag", "parent", "depth"))
+
+
+def _columns_of(blocks: Sequence[Block]) -> Columns:
+    """The columns of a tree given as blocks (the pure-Python segmentation, hand-made trees)."""
+    paths, tags, parents, depths = (list(map(get, blocks)) for get in _BLOCK_FIELDS)
+    texts = [b.text for b in blocks]
+    ends = list(range(1, len(blocks) + 1))
+    for i in range(len(blocks) - 1, 0, -1):
+        up = parents[i]
+        if ends[i] > ends[up]:
+            ends[up] = ends[i]
+    return Columns(paths, tags, parents, depths, ends, list(map(len, texts)), [t.count(",") for t in texts],
+                   [b.link_chars for b in blocks])
+
+
+class BlockTree:
+    """All blocks of one page in document order; ``blocks[0]`` is the root (``HTML``).
+
+    Read it as :class:`Block` values (``blocks``, iteration, indexing) or column-wise (:attr:`columns`,
+    :attr:`children`, :meth:`render`). The compiled segmentation fills the columns and the text pieces, and builds
+    the :class:`Block` values only when something asks for them; a tree made from blocks derives its columns on
+    first use. Immutable (what it computes on demand is cached, and never changes what it holds)."""
+
+    __slots__ = ("_blocks", "_children", "_cols", "_seg")
+
+    def __init__(self, blocks: Sequence[Block]) -> None:
+        self._blocks: tuple[Block, ...] | None = tuple(blocks)
+        self._seg = None
+        self._cols: Columns | None = None
+        self._children: list[tuple[int, ...]] | None = None
+
+    @classmethod
+    def _of_segmentation(cls, seg: object) -> BlockTree:
+        """A tree over a compiled segmentation (``fce/_segment.pyx``)."""
+        tree = cls.__new__(cls)
+        tree._blocks, tree._seg, tree._cols, tree._children = None, seg, None, None
+        return tree
+
+    @property
+    def blocks(self) -> tuple[Block, ...]:
+        blocks = self._blocks
+        if blocks is None:
+            blocks = self._blocks = self._seg.blocks()  # type: ignore[attr-defined]
+        return blocks
+
+    @property
+    def columns(self) -> Columns:
+        cols = self._cols
+        if cols is None:
+            cols = self._cols = (Columns(*self._seg.columns()) if self._seg is not None  # type: ignore[attr-defined]
+                                 else _columns_of(self.blocks))
+        return cols
+
+    @property
+    def children(self) -> list[tuple[int, ...]]:
+        """Per block, the indices of its sub-blocks (``blocks[i].children``)."""
+        kids = self._children
+        if kids is None:
+            if self._blocks is not None:
+                kids = [b.children for b in self._blocks]
+            else:
+                kids = self._seg.children()  # type: ignore[attr-defined]
+            self._children = kids
+        return kids
 
     def __len__(self) -> int:
-        return len(self.blocks)
+        if self._blocks is None:
+            return len(self._seg)  # type: ignore[arg-type]
+        return len(self._blocks)
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(self.blocks)
@@ -200,34 +278,26 @@ class BlockTree:
 
     def descendants(self, index: int) -> Iterable[Block]:
         """Sub-blocks of ``blocks[index]`` at any depth, in document order."""
-        # Blocks are numbered in pre-order, so a block's descendants are the contiguous run that follows it.
-        blocks = self.blocks
-        depth = blocks[index].depth
-        for j in range(index + 1, len(blocks)):
-            if blocks[j].depth <= depth:
-                break
-            yield blocks[j]
+        return self.blocks[index + 1:self.subtree_end(index)]
 
     def subtree_end(self, index: int) -> int:
         """One past the last descendant of ``blocks[index]`` (pre-order numbering makes subtrees contiguous)."""
-        blocks = self.blocks
-        depth = blocks[index].depth
-        j = index + 1
-        while j < len(blocks) and blocks[j].depth > depth:
-            j += 1
-        return j
+        return self.columns.ends[index]
 
-    def render(self, index: int, keep: Callable[[Block], bool] | None = None,
+    def render(self, index: int, keep: Callable[[int], bool] | None = None,
                visited: list[int] | None = None) -> str:
-        """Text of ``blocks[index]`` with its sub-blocks, in document order; sub-blocks for which ``keep`` is
-        false are left out (with their own sub-blocks). Lines are separated by ``\\n``. The indices of the blocks
+        """Text of ``blocks[index]`` with its sub-blocks, in document order; sub-blocks whose index ``keep``
+        refuses are left out (with their own sub-blocks). Lines are separated by ``\n``. The indices of the blocks
         whose text went in are appended to ``visited`` when given."""
         return join_pieces(self.pieces(index, keep, visited))
 
-    def pieces(self, index: int, keep: Callable[[Block], bool] | None = None,
+    def pieces(self, index: int, keep: Callable[[int], bool] | None = None,
                visited: list[int] | None = None) -> list[str]:
+        """The text pieces :meth:`render` joins."""
+        if self._seg is not None:
+            return self._seg.pieces(index, keep, visited, INLINE_BLOCK_TAGS)  # type: ignore[attr-defined,no-any-return]
         if _ACCEL is not None:
-            return _ACCEL.pieces(self.blocks, index, keep, visited, INLINE_BLOCK_TAGS)  # type: ignore[no-any-return]
+            return _ACCEL.pieces(self.blocks, index, None if keep is None else (lambda b: keep(b[0])), visited, INLINE_BLOCK_TAGS)  # type: ignore[no-any-return]  # TEMP
         out: list[str] = []
         stack: list[str | int] = [index]
         blocks = self.blocks
@@ -238,9 +308,9 @@ class BlockTree:
             if item.__class__ is str:
                 emit(item)  # type: ignore[arg-type]
                 continue
-            block = blocks[item]  # type: ignore[index]
-            if item != index and keep is not None and not keep(block):
+            if item != index and keep is not None and not keep(item):  # type: ignore[arg-type]
                 continue
+            block = blocks[item]  # type: ignore[index]
             if visited is not None:
                 visited.append(item)  # type: ignore[arg-type]
             sep = "" if block.tag in inline else "\n"
@@ -260,43 +330,31 @@ def join_pieces(pieces: Sequence[str]) -> str:
     return "\n".join(filter(None, [" ".join(line.split()) for line in lines]))
 
 
-def text_on_paths(blocks: Sequence[Block], paths: frozenset[str] | set[str]) -> tuple[int, int]:
+def text_on_paths(tree: BlockTree, paths: frozenset[str] | set[str]) -> tuple[int, int]:
     """Characters of own text on blocks whose path is in ``paths``, and of all blocks (a template's fit)."""
-    if _ACCEL is not None:
-        return _ACCEL.text_on_paths(blocks, paths)  # type: ignore[no-any-return]
-    total = sum([len(b.text) for b in blocks])
-    known = sum([len(b.text) for b in blocks if b.path in paths])
-    return known, total
+    cols = tree.columns
+    lengths = cols.text_lengths
+    return sum(compress(lengths, map(paths.__contains__, cols.paths))), sum(lengths)
 
 
-def subtree_sums(blocks: Sequence[Block], inline_tags: frozenset[str] = INLINE_BLOCK_TAGS,
+def subtree_sums(tree: BlockTree, inline_tags: frozenset[str] = INLINE_BLOCK_TAGS,
                  ) -> tuple[list[int], list[int], list[int], list[int]]:
     """One bottom-up pass over blocks in pre-order (every block comes after its ancestors). Per block: characters
     of text and of link text in its whole subtree; characters and commas of its paragraph (its own text plus its
     sub-blocks of ``inline_tags``)."""
-    if _ACCEL is not None:
-        return _ACCEL.subtree_sums(tuple(blocks), inline_tags)  # type: ignore[no-any-return]
-    n = len(blocks)
-    chars = [0] * n
-    links = [0] * n
-    para = [0] * n
-    para_commas = [0] * n
-    for b in reversed(blocks):
-        i = b.index
-        text = b.text
-        own = len(text)
-        c = chars[i] = chars[i] + own
-        lk = links[i] = links[i] + b.link_chars
-        para[i] += own
-        if own:
-            para_commas[i] += text.count(",")
-        up = b.parent
-        if up >= 0:
-            chars[up] += c
-            links[up] += lk
-            if b.tag in inline_tags:
-                para[up] += para[i]
-                para_commas[up] += para_commas[i]
+    cols = tree.columns
+    parents, tags = cols.parents, cols.tags
+    chars = list(cols.text_lengths)
+    links = list(cols.link_chars)
+    para = list(cols.text_lengths)
+    para_commas = list(cols.commas)
+    for i in range(len(parents) - 1, 0, -1):
+        up = parents[i]
+        chars[up] += chars[i]
+        links[up] += links[i]
+        if tags[i] in inline_tags:
+            para[up] += para[i]
+            para_commas[up] += para_commas[i]
     return chars, links, para, para_commas
 
 

@@ -25,7 +25,6 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from functools import cache
 from itertools import compress
-from operator import attrgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -48,7 +47,6 @@ MIN_FIT = 0.5
 
 #: Positions in a :class:`~fce.blocks.Block` of its counts, in :data:`~fce.features.COUNT_FEATURES` order.
 _COUNT_FIELDS = tuple(Block._fields.index(name) for name in COUNT_FEATURES)
-_PATH, _TAG = attrgetter("path"), attrgetter("tag")
 
 
 #: How a template is applied. ``"rules"``: the paper's detection phase (candidates on P, the three rules, noise
@@ -127,7 +125,7 @@ class Detector:
 
     def fit_score(self, tree: BlockTree) -> float:
         """Share of the page's own-text characters lying on paths seen while learning."""
-        known, total = text_on_paths(tree.blocks, self.known)
+        known, total = text_on_paths(tree, self.known)
         return known / total if total else 0.0
 
     def match(self, page: Page | BlockTree, *, fit: float | None = None) -> TemplateMatch:
@@ -153,13 +151,14 @@ class Detector:
     def _match_guided(self, tree: BlockTree, fit: float) -> TemplateMatch:
         select_main = _mainblock_selection()
         noise_paths, paths = self.noise_paths, self.paths
-        blocks = tree.blocks
+        cols = tree.columns
+        block_paths, parents = cols.paths, cols.parents
         # (column-wise with map/compress, so that the loops over every block run in C)
-        boilerplate = list(map(noise_paths.__contains__, map(_PATH, blocks)))
-        for b in compress(blocks, map(INLINE_BLOCK_TAGS.__contains__, map(_TAG, blocks))):
-            if b.path in paths and b.parent >= 0:
+        boilerplate = list(map(noise_paths.__contains__, block_paths))
+        for i in compress(range(len(parents)), map(INLINE_BLOCK_TAGS.__contains__, cols.tags)):
+            if block_paths[i] in paths and parents[i] >= 0:
                 # a paragraph whose text sits in inline sub-blocks on content paths is not boilerplate
-                boilerplate[b.parent] = False
+                boilerplate[parents[i]] = False
         covered: list[int] = []
         selected = tuple(select_main(tree, boilerplate, covered))
         return TemplateMatch(selected, fit, len(selected), 0, frozenset(covered))

@@ -28,7 +28,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
-from operator import attrgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -80,13 +79,12 @@ STALE_FIT_RATE = 0.25
 STALE_MIN_RECENT = 10
 
 
-_PATH, _TEXT = attrgetter("path"), attrgetter("text")
 
 
 def page_paths(tree: BlockTree) -> frozenset[str]:
     """The structure of a page: the paths of its blocks that carry text of their own."""
-    blocks = tree.blocks  # (column-wise, so that the loop runs in C: this runs for every detection)
-    return frozenset(compress(map(_PATH, blocks), map(_TEXT, blocks)))
+    cols = tree.columns  # (column-wise, so that the loop runs in C: this runs for every detection)
+    return frozenset(compress(cols.paths, cols.text_lengths))
 
 
 def _canonical_key(tree: BlockTree) -> str:

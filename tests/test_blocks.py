@@ -38,7 +38,7 @@ def test_render_keeps_phrases_across_blocks_in_document_order():
 
 def test_render_without_a_sub_block():
     t = tree(FIGURE_2)
-    text = t.render(0, keep=lambda b: b.tag != "span")
+    text = t.render(0, keep=lambda i: t[i].tag != "span")
     assert text == "On Sept. 27, the US unanimously passed a resolution recognizing on its centennial."
 
 
@@ -403,8 +403,8 @@ def test_compiled_rendering_is_the_python_one(html, monkeypatch):
         pytest.skip("the compiled walk is not built")
     t = segment(parse_page(html), "qualified")
 
-    def keep(block):
-        return block.index % 3 != 1
+    def keep(i):
+        return i % 3 != 1
 
     def render_all():
         out = []
@@ -420,13 +420,13 @@ def test_compiled_rendering_is_the_python_one(html, monkeypatch):
 
 
 def test_text_on_paths_sums_own_text(impl):
-    from fce.blocks import text_on_paths
+    from fce.blocks import BlockTree, text_on_paths
 
     t = tree(b"<body><div><p>four</p><h2>sixsix</h2></div><ul><li>xx</li></ul></body>")
     paths = {b.path for b in t if b.text in ("four", "xx")}
-    assert text_on_paths(t.blocks, paths) == (6, 12)
-    assert text_on_paths(t.blocks, frozenset()) == (0, 12)
-    assert text_on_paths((), paths) == (0, 0)
+    assert text_on_paths(t, paths) == (6, 12)
+    assert text_on_paths(t, frozenset()) == (0, 12)
+    assert text_on_paths(BlockTree(()), paths) == (0, 0)
 
 
 @pytest.mark.parametrize("html", TRICKY_PAGES + [FIGURE_2 * 3], ids=range(len(TRICKY_PAGES) + 1))
@@ -434,7 +434,7 @@ def test_subtree_sums(html, impl):
     from fce.blocks import INLINE_BLOCK_TAGS, subtree_sums
 
     t = tree(html, "qualified")
-    chars, links, para, commas = subtree_sums(t.blocks)
+    chars, links, para, commas = subtree_sums(t)
     for b in t:
         inside = [b, *t.descendants(b.index)]
         assert chars[b.index] == sum(len(d.text) for d in inside)

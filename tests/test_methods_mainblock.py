@@ -92,12 +92,12 @@ def test_two_boxes_are_not_enough_to_join() -> None:
 
 
 def test_promotion_climbs_to_an_ancestor_scoring_more_than_the_one_below() -> None:
-    blocks = blocks_of(parse_page(page("<div><div><div><p>x</p></div></div></div>"))).blocks
-    outer, middle, inner = (b.index for b in blocks if b.tag == "div")
+    tree = blocks_of(parse_page(page("<div><div><div><p>x</p></div></div></div>")))
+    outer, middle, inner = (b.index for b in tree.blocks if b.tag == "div")
     # inner is best; middle keeps more than a third of it, outer scores more than middle: outer wins.
-    assert mb._promote(blocks, inner, {inner: 90.0, middle: 40.0, outer: 60.0}) == outer
+    assert mb._promote(tree.columns, inner, {inner: 90.0, middle: 40.0, outer: 60.0}) == outer
     # below a third of the last score the climb stops.
-    assert mb._promote(blocks, inner, {inner: 90.0, middle: 20.0, outer: 60.0}) == inner
+    assert mb._promote(tree.columns, inner, {inner: 90.0, middle: 20.0, outer: 60.0}) == inner
 
 
 def test_chunks_of_an_article_with_the_same_names_are_joined() -> None:

@@ -45,7 +45,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from itertools import compress
 
-from fce.blocks import INLINE_BLOCK_TAGS, Block, BlockTree, blocks_of, subtree_sums
+from fce.blocks import INLINE_BLOCK_TAGS, BlockTree, Columns, blocks_of, subtree_sums
 from fce.extraction import ExtractedBlock
 from fce.learn import name_words
 from fce.methods import register
@@ -169,55 +169,52 @@ def _path_traits(path: str) -> tuple[bool, bool, bool]:
     return _meta_named(path), _gallery_named(path), _name_weight(path) >= 0
 
 
-def _subtree_sums(blocks: Sequence[Block]) -> tuple[list[int], list[int], list[int], list[int]]:
-    """Per block: characters of text and of link text in its whole subtree; characters and commas of its paragraph
-    (its own text plus its inline sub-blocks) — :func:`fce.blocks.subtree_sums` (compiled where built)."""
-    return subtree_sums(blocks, _INLINE)
-
-
-def _loose_text_scores_here(blocks: Sequence[Block], i: int, furniture: dict[int, bool]) -> bool:
+def _loose_text_scores_here(tree: BlockTree, i: int, furniture: dict[int, bool]) -> bool:
     """Whether the paragraph of block ``i`` (a :data:`LOOSE_TEXT_TAGS` block) is loose text beside sub-blocks,
     which readability wraps into ``<p>``s inside the block, so that the block itself is their parent; not inside
     furniture (see :data:`LOOSE_TEXT_TAGS`). ``furniture`` memoises, per block, whether it or an ancestor is named
     as furniture."""
-    if all(blocks[k].tag in _INLINE for k in blocks[i].children):
+    cols = tree.columns
+    tags, parents, paths = cols.tags, cols.parents, cols.paths
+    if all(tags[k] in _INLINE for k in tree.children[i]):
         return False  # text and inline spans only: readability turns the block itself into a <p>
     chain = []
     j = i
     while j >= 0 and j not in furniture:
         chain.append(j)
-        j = blocks[j].parent
+        j = parents[j]
     inside = furniture.get(j, False)
     for k in reversed(chain):
-        inside = inside or (blocks[k].tag not in _ROOTS and _name_weight(blocks[k].path) < 0)
+        inside = inside or (tags[k] not in _ROOTS and _name_weight(paths[k]) < 0)
         furniture[k] = inside
     return not inside
 
 
-def _ancestors(blocks: Sequence[Block], i: int) -> list[int]:
+def _ancestors(cols: Columns, i: int) -> list[int]:
     """The ancestors of block ``i`` below ``<body>``, nearest first."""
+    tags, parents = cols.tags, cols.parents
     out = []
-    i = blocks[i].parent
-    while i >= 0 and blocks[i].tag not in _ROOTS:
+    i = parents[i]
+    while i >= 0 and tags[i] not in _ROOTS:
         out.append(i)
-        i = blocks[i].parent
+        i = parents[i]
     return out
 
 
-def _promote(blocks: Sequence[Block], best: int, final: dict[int, float]) -> int:
+def _promote(cols: Columns, best: int, final: dict[int, float]) -> int:
     """Readability.js's two moves up the tree from the best container (module docstring, step 4)."""
     top = final[best]
     if top >= SIBLING_MIN_SCORE:
         ranked = sorted(final, key=final.__getitem__, reverse=True)[:TOP_CANDIDATES]
-        alternatives = [set(_ancestors(blocks, i)) for i in ranked if i != best and final[i] >= ALTERNATIVE_SHARE * top]
+        alternatives = [set(_ancestors(cols, i)) for i in ranked if i != best and final[i] >= ALTERNATIVE_SHARE * top]
         if len(alternatives) >= MIN_ALTERNATIVES:
-            for a in _ancestors(blocks, best):
+            for a in _ancestors(cols, best):
                 if sum(a in ancestors for ancestors in alternatives) >= MIN_ALTERNATIVES:
                     best = a
                     break
     last = final.get(best, 0.0)
     floor = last / PARENT_SCORE_DIVISOR
-    for a in _ancestors(blocks, best):
+    for a in _ancestors(cols, best):
         score = final.get(a)
         if score is None:
             continue
@@ -232,19 +229,20 @@ def _promote(blocks: Sequence[Block], best: int, final: dict[int, float]) -> int
 def _headline(tree: BlockTree, start: int, skip: Sequence[bool]) -> int | None:
     """The ``<h1>`` closest before block ``start`` within :data:`HEADLINE_LEVELS` ancestors of it, if the chosen
     container does not hold one: the article's title often sits outside the container of its paragraphs."""
-    blocks = tree.blocks
-    end = tree.subtree_end(start)
-    if any(blocks[i].tag == "h1" for i in range(start, end)):
+    cols = tree.columns
+    tags, parents, ends = cols.tags, cols.parents, cols.ends
+    if "h1" in tags[start:ends[start]]:
         return None
     ancestor = start
     for _ in range(HEADLINE_LEVELS):
-        if blocks[ancestor].parent <= 0:
+        if parents[ancestor] <= 0:
             break
-        ancestor = blocks[ancestor].parent
+        ancestor = parents[ancestor]
+    lengths = cols.text_lengths
     for i in range(start - 1, ancestor, -1):
-        if blocks[i].tag == "h1" and blocks[i].text and not skip[i]:
+        if tags[i] == "h1" and lengths[i] and not skip[i]:
             # a container inside the headline is already part of it: no second copy
-            return None if start < tree.subtree_end(i) else i
+            return None if start < ends[i] else i
     return None
 
 
@@ -269,12 +267,13 @@ def select_main(tree: BlockTree, boilerplate: Sequence[bool] | None = None,
                 covered: list[int] | None = None) -> list[ExtractedBlock]:
     """The scoring of :func:`mainblock` over a block tree. ``boilerplate`` marks blocks known not to be content
     (a site template's noise, :class:`fce.detect.Detector` in ``guided`` mode): they neither score as paragraphs
-    nor appear in the output. The indices of the blocks whose text is output are appended to ``covered``."""
-    blocks = tree.blocks
-    if len(blocks) < 2:
+    nor appear in the output. The indices of the blocks whose text is output are appended to ``covered``.
+    Reads the tree column-wise (:attr:`~fce.blocks.BlockTree.columns`): no :class:`~fce.blocks.Block` is built."""
+    n = len(tree)
+    if n < 2:
         return []
-    skip = boilerplate if boilerplate is not None else [False] * len(blocks)
-    sums = _subtree_sums(blocks)
+    skip = boilerplate if boilerplate is not None else [False] * n
+    sums = subtree_sums(tree, _INLINE)
     mine: list[int] = []
     out = _select(tree, skip, sums, mine, relaxed=False)
     if boilerplate is None and sum(len(b.text) for b in out) < RETRY_MIN_CHARS:
@@ -290,27 +289,28 @@ def select_main(tree: BlockTree, boilerplate: Sequence[bool] | None = None,
 def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[list[int], list[int], list[int], list[int]],
             covered: list[int], relaxed: bool) -> list[ExtractedBlock]:
     """One attempt of :func:`select_main`; ``relaxed`` (the retry, step 8) ignores names and prunes nothing."""
-    blocks = tree.blocks
+    cols = tree.columns
+    tags, parents, paths = cols.tags, cols.parents, cols.paths
+    children = tree.children
     chars, links, para, para_commas = sums
     score: dict[int, float] = {}
     furniture: dict[int, bool] = {}
     # (the paragraphs long enough, picked in C: most blocks are not)
-    for i in compress(range(len(blocks)), map(_LONG_ENOUGH, para)):
-        b = blocks[i]
-        length = para[i]
-        if b.tag in _INLINE or b.parent < 0 or skip[i] or b.tag in UNRENDERED_TAGS:
+    for i in compress(range(len(tags)), map(_LONG_ENOUGH, para)):
+        tag = tags[i]
+        if tag in _INLINE or parents[i] < 0 or skip[i] or tag in UNRENDERED_TAGS:
             continue
-        points = 1.0 + para_commas[i] + min(length / CHARS_PER_POINT, MAX_LENGTH_POINTS)
-        j = b.parent
-        if b.children and b.tag in LOOSE_TEXT_TAGS and _loose_text_scores_here(blocks, i, furniture):
+        points = 1.0 + para_commas[i] + min(para[i] / CHARS_PER_POINT, MAX_LENGTH_POINTS)
+        j = parents[i]
+        if tag in LOOSE_TEXT_TAGS and children[i] and _loose_text_scores_here(tree, i, furniture):
             j = i
         share = 1.0
         for _ in range(2):  # the parent, then the grandparent
             base = score.get(j)
             if base is None:
-                base = TAG_WEIGHTS.get(blocks[j].tag, 0.0) + (0.0 if relaxed else _name_weight(blocks[j].path))
+                base = TAG_WEIGHTS.get(tags[j], 0.0) + (0.0 if relaxed else _name_weight(paths[j]))
             score[j] = base + points * share
-            j = blocks[j].parent
+            j = parents[j]
             if j < 0:
                 break
             share = GRANDPARENT_SHARE
@@ -321,33 +321,31 @@ def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[list[int], list[i
         return min(links[i] / chars[i], 1.0) if chars[i] > 0 else 0.0
 
     final = {i: s * (1.0 - density(i)) for i, s in score.items()}
-    best = _promote(blocks, max(final, key=final.__getitem__), final)  # max: the first of equal scores
+    best = _promote(cols, max(final, key=final.__getitem__), final)  # max: the first of equal scores
     chosen = [best]
-    parent = blocks[best].parent
+    parent = parents[best]
     if parent >= 0:
         threshold = max(SIBLING_MIN_SCORE, final.get(best, 0.0) * SIBLING_SHARE)
 
         def paragraph(c: int) -> bool:
-            block = blocks[c]
-            if block.tag in _INLINE or chars[c] <= SIBLING_MIN_CHARS or density(c) >= SIBLING_MAX_LINK_DENSITY:
+            tag = tags[c]
+            if tag in _INLINE or chars[c] <= SIBLING_MIN_CHARS or density(c) >= SIBLING_MAX_LINK_DENSITY:
                 return False
-            return block.tag == "p" or all(blocks[k].tag in _INLINE for k in block.children)
+            return tag == "p" or all(tags[k] in _INLINE for k in children[c])
 
-        chosen = [c for c in blocks[parent].children
-                  if c == best or final.get(c, -1.0) >= threshold or paragraph(c)]
+        chosen = [c for c in children[parent] if c == best or final.get(c, -1.0) >= threshold or paragraph(c)]
         chunks = _chunks(tree, parent, final, threshold)
         chunks += _repeats(tree, best, parent, final, threshold, chunks)
         if chunks:
             chosen = sorted(set(chosen).union(chunks))
 
-    def keep(block: Block) -> bool:
-        i = block.index
-        tag = block.tag
+    def keep(i: int) -> bool:
+        tag = tags[i]
         if skip[i] or tag in UNRENDERED_TAGS:
             return False
         if relaxed:
             return True
-        meta, gallery, named_ok = _path_traits(block.path)
+        meta, gallery, named_ok = _path_traits(paths[i])
         size = chars[i]
         if (meta and size <= META_MAX_CHARS) or gallery:
             return False
@@ -361,17 +359,17 @@ def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[list[int], list[i
 
     out = []
     for idx in chosen:
-        if idx != best and not keep(blocks[idx]):
+        if idx != best and not keep(idx):
             continue  # a sibling or chunk pruned as it would be inside the container (step 6)
         text = tree.render(idx, keep, covered)
         if text:
-            out.append(ExtractedBlock(blocks[idx].path, text, idx))
+            out.append(ExtractedBlock(paths[idx], text, idx))
     headline = _headline(tree, min(chosen), skip) if out else None  # a title alone is no article
     if headline is not None:
         mine: list[int] = []
         text = tree.render(headline, keep, mine)
         if text:
-            out.insert(0, ExtractedBlock(blocks[headline].path, text, headline))
+            out.insert(0, ExtractedBlock(paths[headline], text, headline))
             covered[:0] = mine
     return out
 
@@ -384,11 +382,12 @@ def _repeats(tree: BlockTree, best: int, parent: int, final: dict[int, float], t
     the other posts of a page of posts. Those inside ``parent`` are its children (a path fixes the depth),
     already judged as siblings; those inside a chunk come with it. Measured: cleaneval +0.016 (34 pages better,
     none worse), scrapinghub +0.0008, the others ±0; at half the threshold cleaneval +0.004 more, l3s-gn1 −0.0001."""
-    blocks = tree.blocks
-    path = blocks[best].path
-    found = [k for k, v in final.items() if v >= threshold and blocks[k].parent != parent and blocks[k].path == path]
+    cols = tree.columns
+    paths, parents, ends = cols.paths, cols.parents, cols.ends
+    path = paths[best]
+    found = [k for k, v in final.items() if v >= threshold and parents[k] != parent and paths[k] == path]
     if found and chunks:
-        inside = [(c, tree.subtree_end(c)) for c in chunks]
+        inside = [(c, ends[c]) for c in chunks]
         found = [k for k in found if not any(c <= k < end for c, end in inside)]
     return found
 
@@ -396,18 +395,19 @@ def _repeats(tree: BlockTree, best: int, parent: int, final: dict[int, float], t
 def _chunks(tree: BlockTree, parent: int, final: dict[int, float], threshold: float) -> list[int]:
     """Siblings of ``parent`` (or of its parent, up to :data:`CHUNK_LEVELS` levels) with the same id/class names
     that hold a container scoring at least ``threshold``: the other chunks of an article cut into several boxes."""
-    blocks = tree.blocks
+    cols = tree.columns
+    paths, parents, tags, ends = cols.paths, cols.parents, cols.tags, cols.ends
     a = parent
     for _ in range(CHUNK_LEVELS):
-        up = blocks[a].parent
-        if up < 0 or blocks[up].tag in _ROOTS:
+        up = parents[a]
+        if up < 0 or tags[up] in _ROOTS:
             return []
-        names = _names(blocks[a].path)
+        names = _names(paths[a])
         if names:
             found = []
-            for c in blocks[up].children:
-                if c != a and _names(blocks[c].path) == names:
-                    end = tree.subtree_end(c)
+            for c in tree.children[up]:
+                if c != a and _names(paths[c]) == names:
+                    end = ends[c]
                     if max((v for k, v in final.items() if c <= k < end), default=-1.0) >= threshold:
                         found.append(c)
             if found:
