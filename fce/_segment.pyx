@@ -23,7 +23,7 @@ lxml headers are needed at build time only. Every set and table comes from :mod:
 
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING
 from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.string cimport strlen, strcmp, memcmp, memcpy
+from libc.string cimport strlen, strcmp, memcmp, memcpy, strspn, strcspn
 
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
@@ -186,14 +186,18 @@ cdef inline xmlNode* _next_element(xmlNode* node) noexcept nogil:
 
 
 cdef enum:
-    # indentation between tags is the most common text of a page: a run of this many or fewer whitespace
-    # characters (after the translation to spaces) comes from a table of ready strings instead of being decoded;
-    # 64 covers every whitespace-only run of the msv-big9 speed pages but a handful (measured: 99.9 % are ≤ 40)
-    SPACE_RUNS = 64
+    # indentation between tags is most of the text of a page: a whitespace-only run of at most this many bytes
+    # (after the translation to spaces) comes from a table of ready strings instead of being decoded. Measured on
+    # the 90 held-out msv-big9 speed pages: 55,675 of the 79,590 text runs are whitespace only, 98.9 % of them at
+    # most 128 bytes long (97.3 % at most 64)
+    SPACE_RUNS = 128
 
 cdef tuple _spaces = tuple([" " * n for n in range(SPACE_RUNS + 1)])  # n spaces, n ≤ SPACE_RUNS
 cdef char* _scratch = NULL  # the translated bytes of a text run with line breaks or tabs (no Python code runs
 cdef Py_ssize_t _scratch_cap = 0  # between filling and decoding it)
+
+
+cdef const char* _WS_BYTES = b" \n\r\t\f\v"  # a space, then the bytes that _WS_TABLE turns into one
 
 
 cdef inline bint _is_ws_byte(char c) noexcept nogil:
@@ -223,36 +227,18 @@ cdef str _collect_text(xmlNode* node):
     cdef char* buf
     cdef char c
     cdef const char* src
-    cdef bint has_ws = False, only_ws = True, ascii = True
-    cdef str out
     if first is NULL:
         return None
     after = _text_or_skip(first.next)
-    if after is NULL:  # one text node (nearly always): one pass finds its length and what it holds
-        if first.content is NULL:
+    if after is NULL:  # one text node (nearly always)
+        if first.content is NULL or first.content[0] == 0:
             return None
         src = <const char*>first.content
-        length = 0
-        while True:
-            c = src[length]
-            if c == 0:
-                break
-            if _is_ws_byte(c):
-                has_ws = True
-            elif c != b' ':
-                only_ws = False
-                if c & 0x80:
-                    ascii = False
-            length += 1
-        if length == 0:
-            return None
-        if only_ws and length <= SPACE_RUNS:
-            return <str>(<tuple>_spaces)[length]
-        if not has_ws:
-            if ascii:  # copied as it is: no UTF-8 decoding to do
-                out = PyUnicode_New(length, 127)
-                memcpy(PyUnicode_DATA(out), src, length)
-                return out
+        length = strlen(src)
+        if strspn(src, _WS_BYTES) == length:  # only whitespace: as many spaces
+            if length <= SPACE_RUNS:
+                return <str>(<tuple>_spaces)[length]
+        elif strcspn(src, _WS_BYTES + 1) == length:  # nothing to translate
             return PyUnicode_DecodeUTF8(src, length, NULL)
     cur = first
     while cur is not NULL:
@@ -352,11 +338,17 @@ cdef void _paths_clear() noexcept:
 
 
 cdef inline uint64_t _hash_key(PyObject* parent, const char* key, Py_ssize_t length) noexcept nogil:
-    """FNV-1a over the key's bytes, started from the parent's address."""
-    cdef uint64_t h = 14695981039346656037ULL ^ (<uint64_t><uintptr_t>parent >> 4)
-    cdef Py_ssize_t i
-    for i in range(length):
-        h = (h ^ <unsigned char>key[i]) * 1099511628211ULL
+    """A multiply-xorshift hash of the key, eight bytes at a time, started from the parent's address."""
+    cdef uint64_t h = (<uint64_t><uintptr_t>parent) * 0x9E3779B97F4A7C15ULL, word
+    cdef Py_ssize_t i = 0
+    while i + 8 <= length:
+        memcpy(&word, key + i, 8)
+        h = (h ^ word) * 0xFF51AFD7ED558CCDULL
+        h ^= h >> 32
+        i += 8
+    word = <uint64_t>length << 56
+    memcpy(&word, key + i, length - i)  # the last 0–7 bytes, below the length byte
+    h = (h ^ word) * 0xC4CEB9FE1A85EC53ULL
     return h ^ (h >> 29)
 
 
@@ -422,63 +414,83 @@ cdef int _paths_add(PyObject* parent, char* key, Py_ssize_t length, uint64_t h, 
     return 0
 
 
-cdef int _key_put(Py_ssize_t at, const char* src, Py_ssize_t length) except -1:
-    """Write ``length`` bytes at ``_key[at]`` (grown as needed)."""
+cdef char* _key_room(Py_ssize_t size) except NULL:
+    """``_key`` with room for ``size`` bytes."""
     global _key, _key_cap
     cdef char* grown
-    if at + length > _key_cap:
-        grown = <char*>realloc(_key, max(at + length, 2 * _key_cap, 256))
+    if size > _key_cap:
+        grown = <char*>realloc(_key, max(size, 2 * _key_cap, 256))
         if grown is NULL:
             raise MemoryError()
         _key = grown
-        _key_cap = max(at + length, 2 * _key_cap, 256)
-    memcpy(_key + at, src, length)
-    return 0
+        _key_cap = max(size, 2 * _key_cap, 256)
+    return _key
 
 
-cdef Py_ssize_t _attr_key(Py_ssize_t at, xmlNode* node, const char* name) except -2:
-    """Append an attribute to the key at ``_key[at]``: its new length, or -1 when the value is split over several
-    nodes (then lxml joins it: not cached)."""
-    cdef xmlAttr* attr = node.properties
-    cdef xmlNode* child
-    cdef char flag = KEY_ABSENT
-    cdef const char* value = b""
-    while attr is not NULL:
-        if attr.ns is NULL and strcmp(<const char*>attr.name, name) == 0:
-            flag = KEY_VALUE
-            child = attr.children
-            if child is not NULL:
-                if child.next is not NULL or not _is_text(child):
-                    return -1
-                if child.content is not NULL:
-                    value = <const char*>child.content
-            break
-        attr = attr.next
-    _key_put(at, &flag, 1)
-    at += 1
-    if flag == KEY_VALUE:
-        _key_put(at, value, strlen(value) + 1)
-        at += strlen(value) + 1
-    return at
+cdef inline bint _attr_text(xmlAttr* attr, const char** value) noexcept:
+    """The value of an attribute held as one text node (or as none, ""), in ``value``; False when it is split over
+    several nodes (then lxml joins them)."""
+    cdef xmlNode* child = attr.children
+    value[0] = b""
+    if child is NULL:
+        return True
+    if child.next is not NULL or not _is_text(child):
+        return False
+    if child.content is not NULL:
+        value[0] = <const char*>child.content
+    return True
+
+
+cdef inline char* _put_value(char* at, const char* value, Py_ssize_t length) noexcept:
+    """Write an attribute to a key: KEY_ABSENT, or KEY_VALUE, the value and its NUL. Returns the end."""
+    if value is NULL:
+        at[0] = KEY_ABSENT
+        return at + 1
+    at[0] = KEY_VALUE
+    memcpy(at + 1, value, length + 1)
+    return at + length + 2
 
 
 cdef str _path_of(str parent, xmlNode* node, str tag, bint qualified, _ElementOf owner):
     """The path of a block element under a block whose path is ``parent`` (from the cache, or made and cached)."""
-    cdef Py_ssize_t length, name_len = strlen(<const char*>node.name)
-    cdef char flag = qualified
+    cdef Py_ssize_t length, name_len = strlen(<const char*>node.name), id_len = 0, class_len = 0
+    cdef const char* ident = NULL  # NULL: absent
+    cdef const char* classes = NULL
+    cdef const char* attr_name
+    cdef bint cacheable = True
+    cdef xmlAttr* attr
+    cdef char* at
     cdef uint64_t h = 0
     cdef PyObject* found
     cdef char* key
     cdef str step, path
-    _key_put(0, &flag, 1)
-    _key_put(1, <const char*>node.name, name_len + 1)
-    length = name_len + 2
-    if qualified:
-        length = _attr_key(length, node, b"id")
-        if length >= 0:
-            length = _attr_key(length, node, b"class")
+    if qualified:  # the first id and class attributes without a namespace, as lxml's el.get finds them
+        attr = node.properties
+        while attr is not NULL:
+            if attr.ns is NULL:
+                attr_name = <const char*>attr.name
+                if ident is NULL and attr_name[0] == b'i' and strcmp(attr_name, b"id") == 0:
+                    cacheable = _attr_text(attr, &ident)
+                elif classes is NULL and attr_name[0] == b'c' and strcmp(attr_name, b"class") == 0:
+                    cacheable = _attr_text(attr, &classes)
+                if not cacheable:
+                    break
+            attr = attr.next
+        if ident is not NULL:
+            id_len = strlen(ident)
+        if classes is not NULL:
+            class_len = strlen(classes)
     key = NULL
-    if length >= 0:
+    if cacheable:
+        # the key: the style, the tag name and its NUL, then (qualified) id and class as _put_value writes them
+        at = _key_room(name_len + id_len + class_len + 6)
+        at[0] = qualified
+        memcpy(at + 1, node.name, name_len + 1)
+        at += name_len + 2
+        if qualified:
+            at = _put_value(at, ident, id_len)
+            at = _put_value(at, classes, class_len)
+        length = at - _key
         h = _hash_key(<PyObject*>parent, _key, length)
         found = _paths_find(<PyObject*>parent, _key, length, h)
         if found is not NULL:

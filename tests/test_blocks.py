@@ -328,7 +328,8 @@ def test_long_and_wide_text_runs(impl):
     # text runs as the compiled walk reads them: whitespace-only runs shorter and longer than its table of ready
     # strings, ASCII runs copied as they are, UTF-8 runs decoded, runs with line breaks translated; own texts that
     # are one piece already collapsed, or several of 1-, 2- and 4-byte characters
-    html = ("<body><div>" + " " * 63 + "<p>" + " " * 64 + "</p>" + " " * 65 + "<p>" + " \n\t" * 40 + "</p>"
+    html = ("<body><div>" + " " * 127 + "<p>" + " " * 128 + "</p>" + " " * 129 + "<p>" + " \n\t" * 50 + "</p>"
+            "<p>" + "\n " * 20 + "</p>"
             "<p>plain ascii text</p><p>déjà vu</p><p>  two  spaces\n</p><p>a<b>b</b>c</p><p>\u4e2d\u6587 and é</p>"
             "<p>\U0001f600 x \u00a0 y</p><p>\u3000wide\u3000</p><p>x<br>y</p><p> </p>" + "z" * 300 + "</div></body>")
     page = parse_page(html.encode())
