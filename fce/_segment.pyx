@@ -23,7 +23,7 @@ lxml headers are needed at build time only. Every set and table comes from :mod:
 
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING
 from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.string cimport strlen, strcmp, memcmp, memcpy, strspn, strcspn
+from libc.string cimport strlen, strcmp, memcmp, memcpy, strspn, strcspn, strstr
 
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
@@ -35,6 +35,8 @@ from cpython.unicode cimport Py_UCS1, Py_UCS2
 from libc.stdint cimport uintptr_t, uint64_t
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memset
+
+import re as _re
 
 from lxml import etree as _etree  # the C API is imported from the loaded lxml.etree module
 
@@ -81,6 +83,12 @@ cdef object _make_step = None
 cdef object _block_type = None  # fce.blocks.Block
 cdef object _is_hidden = None  # fce.blocks.is_hidden
 cdef object _never_hidden = frozenset()  # tags never tested (html, body)
+cdef bint _hidden_in_c = False  # whether the walk tests visibility itself (_hidden)
+cdef bytes _aria_exception = b""  # fce.blocks.ARIA_HIDDEN_EXCEPTION, UTF-8
+
+#: The style pattern (``re.IGNORECASE | re.ASCII``) that :func:`_style_hides` implements: the walk tests
+#: visibility in C only while ``fce.blocks.HIDDEN_STYLE`` is this one.
+C_HIDDEN_STYLE = r"display[ \t\n\r\f]*:[ \t\n\r\f]*none|visibility[ \t\n\r\f]*:[ \t\n\r\f]*hidden"
 cdef dict _kinds = {}          # tag name (bytes) -> (tag str, kind, name bytes)
 
 # (tag, kind) by the address of the node's name: libxml2's parsers intern element names in a dictionary that lxml
@@ -93,12 +101,17 @@ cdef PyObject* _slot_entry[NAME_SLOTS]  # borrowed from _kinds' values, which li
 
 
 def configure(block_tags, skipped_tags, form_field_tags, media_tags, dict upper, dict steps, make_step, block_type,
-              is_hidden, never_hidden, Py_ssize_t cache_size):
+              is_hidden, never_hidden, Py_ssize_t cache_size, hidden_style, str aria_exception):
     """Give the walk fce.blocks' tag sets, its table of upper-case path steps, its shared qualified-step cache, the
-    function that fills it, the Block type, the visibility test, the tags it never applies to, and the bound of
-    the path cache (``fce.blocks.STEP_CACHE_SIZE``). The path cache is emptied."""
+    function that fills it, the Block type, the visibility test, the tags it never applies to, the bound of the
+    path cache (``fce.blocks.STEP_CACHE_SIZE``; the cache is emptied), and the visibility test's style pattern and
+    ARIA exception (``HIDDEN_STYLE``, ``ARIA_HIDDEN_EXCEPTION``): the walk tests visibility itself when the pattern
+    is the one it implements (:data:`C_HIDDEN_STYLE`), and asks ``is_hidden`` otherwise."""
     global _block_tags, _skipped, _form_tags, _media_tags, _upper, _steps, _make_step, _kinds, _block_type
-    global _is_hidden, _never_hidden, _paths_limit
+    global _is_hidden, _never_hidden, _paths_limit, _hidden_in_c, _aria_exception
+    _hidden_in_c = (getattr(hidden_style, "pattern", None) == C_HIDDEN_STYLE
+                    and getattr(hidden_style, "flags", None) == _re.IGNORECASE | _re.ASCII)
+    _aria_exception = aria_exception.encode("utf-8")
     if cache_size < 1:
         raise ValueError("cache_size must be at least 1")
     _paths_clear()
@@ -664,8 +677,7 @@ cdef _Builder _walk(cetree._Element root, bint qualified):
         entry = _tag_of(node)
         tag = entry[0]
         kind = entry[1]
-        if node.properties is not NULL and _may_hide(node) and tag not in _never_hidden \
-                and _is_hidden(owner.proxy(node)):
+        if node.properties is not NULL and _hides(node, tag, owner):
             # not shown (fce.blocks.is_hidden): neither text nor counts; its tail is kept
             _tail(b, node, current, link_depth)
             node = _next_element(node.next)
@@ -924,9 +936,113 @@ cdef inline Py_ssize_t _put(Py_UCS4* buf, Py_ssize_t n, Py_UCS4 ch, bint* pendin
     return n + 1
 
 
+cdef bint _hides(xmlNode* node, str tag, _ElementOf owner) except -1:
+    """``fce.blocks.is_hidden`` of an element with attributes (``tag not in never_hidden`` first)."""
+    cdef int hidden
+    if _hidden_in_c:
+        hidden = _hidden(node)
+        if hidden == 0:
+            return False
+        if tag in _never_hidden:
+            return False
+        if hidden == 1:
+            return True
+    elif not _may_hide(node) or tag in _never_hidden:
+        return False
+    return _is_hidden(owner.proxy(node))  # the pattern is not C_HIDDEN_STYLE, or a value is split over nodes
+
+
+cdef int _hidden(xmlNode* node) noexcept:
+    """``fce.blocks.is_hidden`` in C: 1 hidden, 0 shown, -1 to be asked of Python (a value it needs is split over
+    several nodes). Hidden: a ``hidden`` attribute; ``aria-hidden="true"`` unless the class holds the ARIA
+    exception; a style matching :data:`C_HIDDEN_STYLE`. Attributes in a namespace do not count (lxml's
+    ``el.get(name)``); the first of a name does."""
+    cdef xmlAttr* attr = node.properties
+    cdef const char* name
+    cdef xmlAttr* aria = NULL
+    cdef xmlAttr* style = NULL
+    cdef xmlAttr* classes = NULL
+    cdef const char* value
+    cdef const char* class_value
+    while attr is not NULL:
+        if attr.ns is NULL:
+            name = <const char*>attr.name
+            if name[0] == b'h':
+                if strcmp(name, b"hidden") == 0:
+                    return 1
+            elif name[0] == b'a':
+                if aria is NULL and strcmp(name, b"aria-hidden") == 0:
+                    aria = attr
+            elif name[0] == b's':
+                if style is NULL and strcmp(name, b"style") == 0:
+                    style = attr
+            elif name[0] == b'c':
+                if classes is NULL and strcmp(name, b"class") == 0:
+                    classes = attr
+        attr = attr.next
+    if aria is not NULL:
+        if not _attr_text(aria, &value):
+            return -1
+        if strcmp(value, b"true") == 0:
+            class_value = b""
+            if classes is not NULL and not _attr_text(classes, &class_value):
+                return -1
+            if strstr(class_value, <const char*>_aria_exception) is NULL:
+                return 1
+    if style is not NULL:
+        if not _attr_text(style, &value):
+            return -1
+        return _style_hides(value)
+    return 0
+
+
+cdef inline const char* _css_space(const char* p) noexcept:
+    """Past ``[ \t\n\r\f]*``."""
+    while p[0] == b' ' or p[0] == b'\t' or p[0] == b'\n' or p[0] == b'\r' or p[0] == b'\f':
+        p += 1
+    return p
+
+
+cdef inline const char* _word(const char* p, const char* word) noexcept:
+    """Past ``word`` (lower-case ASCII letters) matched ASCII case-insensitively at ``p``, or NULL. ``c | 0x20`` is
+    a lower-case letter only for the letters of either case (and UTF-8's bytes of non-ASCII characters are all
+    ≥ 0x80), so this is ``re.IGNORECASE | re.ASCII``."""
+    while word[0] != 0:
+        if (p[0] | 0x20) != word[0]:
+            return NULL
+        p += 1
+        word += 1
+    return p
+
+
+cdef inline bint _declares(const char* p, const char* prop, const char* value) noexcept:
+    """Whether ``prop[ \t\n\r\f]*:[ \t\n\r\f]*value`` matches at ``p``."""
+    p = _word(p, prop)
+    if p is NULL:
+        return False
+    p = _css_space(p)
+    if p[0] != b':':
+        return False
+    return _word(_css_space(p + 1), value) is not NULL
+
+
+cdef bint _style_hides(const char* style) noexcept:
+    """``HIDDEN_STYLE.search(style) is not None`` for :data:`C_HIDDEN_STYLE`, over the value's UTF-8 bytes."""
+    cdef const char* p = style
+    cdef char c
+    while p[0] != 0:
+        c = p[0] | 0x20
+        if c == b'd' and _declares(p, b"display", b"none"):
+            return True
+        if c == b'v' and _declares(p, b"visibility", b"hidden"):
+            return True
+        p += 1
+    return False
+
+
 cdef inline bint _may_hide(xmlNode* node) noexcept:
     """Whether the element has one of the attributes fce.blocks.is_hidden reads (``style``, ``hidden``,
-    ``aria-hidden``): only then is the Python test asked."""
+    ``aria-hidden``): only then is the Python test asked (when the walk does not test visibility itself)."""
     cdef xmlAttr* attr = node.properties
     cdef const char* name
     while attr is not NULL:

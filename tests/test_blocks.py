@@ -544,3 +544,66 @@ def test_hidden_elements_are_not_segmented(attrs, hidden, impl):
 def test_a_hidden_body_is_still_segmented(impl):
     assert tree(b"<html><body style='display:none'><p>Shown once the script ran.</p></body></html>").render(0) == (
         "Shown once the script ran.")
+
+
+_STYLE_BITS = ["display", "DiSpLaY", "visibility", "VISIBILITY", ":", " ", "\t", "\n", "\r", "\f", "\v", "none", "NONE",
+               "hidden", "Hidden", ";", "-", "x", "é", "\u017f", "\u212a", "block", "&#10;", "&amp;"]
+_CSS_SPACE = st.lists(st.sampled_from([" ", "\t", "\n", "\r", "\f", "\v", "&#10;", "\u00a0"]), max_size=2).map("".join)
+#: a declaration near one that hides (property, space, colon, space, value: each drawn to match or nearly), or junk
+_STYLES = st.one_of(
+    st.tuples(st.sampled_from(["", "x-", "color:red;", "é"]),
+              st.sampled_from(["display", "DiSpLaY", "displa", "visibility", "VISIBILITY", "visibilit\u0131"]),
+              _CSS_SPACE, st.sampled_from([":", "", "=", "::"]), _CSS_SPACE,
+              st.sampled_from(["none", "NONE", "\u017fone", "hidden", "HiDdEn", "hidde", "block", "&amp;"]),
+              st.sampled_from(["", ";", "!important", "x"])).map("".join),
+    st.lists(st.sampled_from(_STYLE_BITS), max_size=10).map("".join))
+
+
+@pytest.mark.skipif(not __import__("fce.blocks").blocks.ACCELERATED, reason="the compiled walk is not built")
+@settings(max_examples=200, deadline=None)
+@given(styles=st.lists(_STYLES, min_size=1, max_size=6),
+       aria=st.lists(st.sampled_from([None, "true", "TRUE", "false", "", "true "]), min_size=6, max_size=6),
+       classes=st.lists(st.sampled_from([None, "", "fallback-image", "x fallback-images", "fallback"]), min_size=6,
+                        max_size=6),
+       keep_entities=st.booleans())
+def test_the_compiled_visibility_test_is_is_hidden(styles, aria, classes, keep_entities):
+    # the compiled walk tests visibility itself (fce/_segment.pyx: _hidden, _style_hides): on random styles, ARIA
+    # values and classes it hides exactly what fce.blocks.is_hidden hides; with entity references kept (an XML
+    # tree), values split over several nodes go to is_hidden
+    from lxml import etree
+
+    from fce import blocks
+
+    divs = []
+    for i, style in enumerate(styles):
+        attrs = f' style="{style}"'
+        if aria[i] is not None:
+            attrs += f' aria-hidden="{aria[i]}"'
+        if classes[i] is not None:
+            attrs += f' class="{classes[i]}"'
+        divs.append(f"<div{attrs}><p>text {i}</p></div>")
+    body = "".join(divs).replace("&amp;", "&e;" if keep_entities else "&amp;")
+    if keep_entities:  # (XML has no form feed nor vertical tab)
+        body = body.replace("\f", "").replace("\v", "")
+        root = etree.fromstring(f'<!DOCTYPE body [<!ENTITY e "none">]><body>{body}</body>'.encode(),
+                                etree.XMLParser(resolve_entities=False))
+    else:
+        root = parse_page(f"<body>{body}</body>".encode()).root
+    want = [blocks.is_hidden(el) for el in root.iter("div")]
+    compiled = blocks.segment_element(root, "qualified")
+    assert [f"text {i}" not in compiled.render(0) for i in range(len(styles))] == want
+    assert compiled.blocks == _reference_segment(root, "qualified").blocks
+
+
+def test_another_hidden_style_goes_to_is_hidden(monkeypatch, reconfigured, impl):
+    # the compiled walk tests visibility in C only for the pattern it implements; any other is asked of is_hidden
+    import re
+
+    from fce import blocks
+
+    monkeypatch.setattr(blocks, "HIDDEN_STYLE", re.compile(r"color\s*:\s*red", re.IGNORECASE))
+    reconfigured()
+    html = b"<body><div style='COLOR: red'><p>red</p></div><div style='display:none'><p>none</p></div></body>"
+    t = tree(html)
+    assert t.render(0) == "none"
+    assert t.blocks == _reference_segment(parse_page(html).root, "qualified").blocks
