@@ -23,20 +23,41 @@ lxml headers are needed at build time only. Every set and table comes from :mod:
 
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING
 from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.string cimport strlen, strcmp
+from libc.string cimport strlen, strcmp, memcmp, memcpy, strspn, strcspn, strstr
 
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode, xmlAttr, const_xmlChar
 from cpython.ref cimport PyObject, Py_DECREF, Py_INCREF
-from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
-from libc.stdint cimport uintptr_t
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM, PyTuple_GET_ITEM
+from cpython.list cimport PyList_GET_ITEM
+from cpython.unicode cimport Py_UCS1, Py_UCS2
+from libc.stdint cimport uintptr_t, uint64_t
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memset
+
+import re as _re
 
 from lxml import etree as _etree  # the C API is imported from the loaded lxml.etree module
 
 cetree.import_lxml__etree()
+
+cdef extern from "Python.h":
+    void PyObject_GC_UnTrack(void* op)
+    ctypedef struct _TypeAlloc "PyTypeObject":  # the one slot of a type object used here
+        PyObject* (*tp_alloc)(_TypeAlloc*, Py_ssize_t)
+    int PyGC_Disable()
+    int PyGC_Enable()
+    int PyUnicode_2BYTE_KIND
+    int PyUnicode_4BYTE_KIND
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
+    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
+    int PyUnicode_1BYTE_KIND
+    int PyUnicode_KIND(object s)
+    void* PyUnicode_DATA(object s)
+    Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)
+    Py_ssize_t PyUnicode_GET_LENGTH(object s)
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
 
 # what a tag is to the walk (the branches of fce.blocks.segment_element, in their order)
 cdef enum Kind:
@@ -62,6 +83,12 @@ cdef object _make_step = None
 cdef object _block_type = None  # fce.blocks.Block
 cdef object _is_hidden = None  # fce.blocks.is_hidden
 cdef object _never_hidden = frozenset()  # tags never tested (html, body)
+cdef bint _hidden_in_c = False  # whether the walk tests visibility itself (_hidden)
+cdef bytes _aria_exception = b""  # fce.blocks.ARIA_HIDDEN_EXCEPTION, UTF-8
+
+#: The style pattern (``re.IGNORECASE | re.ASCII``) that :func:`_style_hides` implements: the walk tests
+#: visibility in C only while ``fce.blocks.HIDDEN_STYLE`` is this one.
+C_HIDDEN_STYLE = r"display[ \t\n\r\f]*:[ \t\n\r\f]*none|visibility[ \t\n\r\f]*:[ \t\n\r\f]*hidden"
 cdef dict _kinds = {}          # tag name (bytes) -> (tag str, kind, name bytes)
 
 # (tag, kind) by the address of the node's name: libxml2's parsers intern element names in a dictionary that lxml
@@ -74,11 +101,21 @@ cdef PyObject* _slot_entry[NAME_SLOTS]  # borrowed from _kinds' values, which li
 
 
 def configure(block_tags, skipped_tags, form_field_tags, media_tags, dict upper, dict steps, make_step, block_type,
-              is_hidden, never_hidden):
+              is_hidden, never_hidden, Py_ssize_t cache_size, hidden_style, str aria_exception):
     """Give the walk fce.blocks' tag sets, its table of upper-case path steps, its shared qualified-step cache, the
-    function that fills it, the Block type, the visibility test and the tags it never applies to."""
+    function that fills it, the Block type, the visibility test, the tags it never applies to, the bound of the
+    path cache (``fce.blocks.STEP_CACHE_SIZE``; the cache is emptied), and the visibility test's style pattern and
+    ARIA exception (``HIDDEN_STYLE``, ``ARIA_HIDDEN_EXCEPTION``): the walk tests visibility itself when the pattern
+    is the one it implements (:data:`C_HIDDEN_STYLE`), and asks ``is_hidden`` otherwise."""
     global _block_tags, _skipped, _form_tags, _media_tags, _upper, _steps, _make_step, _kinds, _block_type
-    global _is_hidden, _never_hidden
+    global _is_hidden, _never_hidden, _paths_limit, _hidden_in_c, _aria_exception
+    _hidden_in_c = (getattr(hidden_style, "pattern", None) == C_HIDDEN_STYLE
+                    and getattr(hidden_style, "flags", None) == _re.IGNORECASE | _re.ASCII)
+    _aria_exception = aria_exception.encode("utf-8")
+    if cache_size < 1:
+        raise ValueError("cache_size must be at least 1")
+    _paths_clear()
+    _paths_limit = cache_size
     _is_hidden, _never_hidden = is_hidden, frozenset(never_hidden)
     if not (isinstance(block_type, type) and issubclass(block_type, tuple) and len(block_type._fields) == 14):
         raise TypeError("block_type must be fce.blocks.Block, a named tuple of 14 fields")
@@ -161,16 +198,36 @@ cdef inline xmlNode* _next_element(xmlNode* node) noexcept nogil:
     return node
 
 
-cdef inline bint _has_ws(const char* src) noexcept nogil:
-    """Whether a UTF-8 string holds a character that _WS_TABLE turns into a space (all ASCII)."""
-    cdef char c
-    while True:
-        c = src[0]
-        if c == 0:
-            return False
-        if c == b'\n' or c == b'\r' or c == b'\t' or c == b'\f' or c == b'\v':
-            return True
-        src += 1
+cdef enum:
+    # indentation between tags is most of the text of a page: a whitespace-only run of at most this many bytes
+    # (after the translation to spaces) comes from a table of ready strings instead of being decoded. Measured on
+    # the 90 held-out msv-big9 speed pages: 55,675 of the 79,590 text runs are whitespace only, 98.9 % of them at
+    # most 128 bytes long (97.3 % at most 64)
+    SPACE_RUNS = 128
+
+cdef tuple _spaces = tuple([" " * n for n in range(SPACE_RUNS + 1)])  # n spaces, n ≤ SPACE_RUNS
+cdef char* _scratch = NULL  # the translated bytes of a text run with line breaks or tabs (no Python code runs
+cdef Py_ssize_t _scratch_cap = 0  # between filling and decoding it)
+
+
+cdef const char* _WS_BYTES = b" \n\r\t\f\v"  # a space, then the bytes that _WS_TABLE turns into one
+
+
+cdef inline bint _is_ws_byte(char c) noexcept nogil:
+    """A byte that _WS_TABLE turns into a space."""
+    return c == b'\n' or c == b'\r' or c == b'\t' or c == b'\f' or c == b'\v'
+
+
+cdef char* _scratch_for(Py_ssize_t size) except NULL:
+    global _scratch, _scratch_cap
+    cdef char* grown
+    if size > _scratch_cap:
+        grown = <char*>realloc(_scratch, max(size, 2 * _scratch_cap))
+        if grown is NULL:
+            raise MemoryError()
+        _scratch = grown
+        _scratch_cap = max(size, 2 * _scratch_cap)
+    return _scratch
 
 
 cdef str _collect_text(xmlNode* node):
@@ -182,17 +239,20 @@ cdef str _collect_text(xmlNode* node):
     cdef Py_ssize_t total = 0, k, length, i
     cdef char* buf
     cdef char c
-    cdef bytes data
     cdef const char* src
     if first is NULL:
         return None
     after = _text_or_skip(first.next)
-    if after is NULL:  # one text node (nearly always): decoded in place when nothing needs translating
+    if after is NULL:  # one text node (nearly always)
         if first.content is NULL or first.content[0] == 0:
             return None
         src = <const char*>first.content
-        if not _has_ws(src):
-            return PyUnicode_DecodeUTF8(src, strlen(src), NULL)
+        length = strlen(src)
+        if strspn(src, _WS_BYTES) == length:  # only whitespace: as many spaces
+            if length <= SPACE_RUNS:
+                return <str>(<tuple>_spaces)[length]
+        elif strcspn(src, _WS_BYTES + 1) == length:  # nothing to translate
+            return PyUnicode_DecodeUTF8(src, length, NULL)
     cur = first
     while cur is not NULL:
         if cur.content is not NULL:
@@ -200,8 +260,7 @@ cdef str _collect_text(xmlNode* node):
         cur = _text_or_skip(cur.next)
     if total == 0:
         return None
-    data = PyBytes_FromStringAndSize(NULL, total)
-    buf = PyBytes_AS_STRING(data)
+    buf = _scratch_for(total)
     k = 0
     cur = first
     while cur is not NULL:
@@ -210,13 +269,27 @@ cdef str _collect_text(xmlNode* node):
             length = strlen(src)
             for i in range(length):
                 c = src[i]
-                if c == b'\n' or c == b'\r' or c == b'\t' or c == b'\f' or c == b'\v':
-                    buf[k] = b' '
-                else:
-                    buf[k] = c
+                buf[k] = b' ' if _is_ws_byte(c) else c
                 k += 1
         cur = _text_or_skip(cur.next)
     return PyUnicode_DecodeUTF8(buf, total, NULL)
+
+
+cdef Py_ssize_t _collapsed_len(str text):
+    """``len(" ".join(text.split()))`` without building it: the characters of the words and one per gap."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t i, n = 0, words = 0
+    cdef bint in_word = False
+    for i in range(PyUnicode_GET_LENGTH(text)):
+        if Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
+            in_word = False
+        else:
+            n += 1
+            if not in_word:
+                in_word = True
+                words += 1
+    return n + words - 1 if words else 0
 
 
 cdef class _ElementOf:
@@ -232,81 +305,356 @@ cdef class _ElementOf:
         return cetree.elementFactory(self.doc, node)
 
 
-cdef extern from "Python.h":
-    void PyObject_GC_UnTrack(void* op)
-    ctypedef struct _TypeAlloc "PyTypeObject":  # the one slot of a type object used here
-        PyObject* (*tp_alloc)(_TypeAlloc*, Py_ssize_t)
-    bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
-    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
-    int PyUnicode_4BYTE_KIND
-    int PyUnicode_KIND(object s)
-    void* PyUnicode_DATA(object s)
-    Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)
+# -- the qualified-path cache ---------------------------------------------------------------------------------------
+# A block's path is its parent's path, ".", and its step (``fce.blocks._UPPER[tag]``, or in the qualified style
+# ``fce.blocks._qualified_step((tag, id, class))``). The pages of a site repeat the same few hundred paths, so the
+# path itself is cached, keyed by the parent's path object and the raw bytes libxml2 holds for the tag name, ``id``
+# and ``class``: a block whose path is known costs one hash of those bytes — no id/class decoded to str, no key
+# tuple, no string concatenation. Every cached path object is the parent of its children's keys, so a site's paths
+# are shared objects. An entry holds a reference to its parent path, so a parent's address cannot be reused while
+# an entry names it. Open addressing, never deleting but all at once: bounded by ``fce.blocks.STEP_CACHE_SIZE``
+# entries like the step cache (cleared when full).
 
+cdef struct PathEntry:
+    PyObject* parent     # the parent block's path (a held reference); NULL: the slot is empty
+    PyObject* path       # a held reference
+    char* key            # the qualified flag, the tag name, id and class as libxml2 holds them (malloc'd)
+    Py_ssize_t key_len
+    uint64_t hash
+
+cdef PathEntry* _paths_table = NULL
+cdef Py_ssize_t _paths_cap = 0      # a power of two, or 0 before the first entry
+cdef Py_ssize_t _paths_count = 0
+cdef Py_ssize_t _paths_limit = 0    # fce.blocks.STEP_CACHE_SIZE, from configure()
+cdef char* _key = NULL              # the key of the block being looked up
+cdef Py_ssize_t _key_cap = 0
+
+cdef enum:
+    PATHS_FIRST_CAP = 1024  # slots first allocated (grown ×2 whenever half full: a site's paths fit in a few KB)
+    # key bytes after the tag name: an absent attribute, or a value (terminated by NUL, which libxml2's strings
+    # cannot hold)
+    KEY_ABSENT = 1
+    KEY_VALUE = 2
+
+
+cdef void _paths_clear() noexcept:
+    global _paths_count
+    cdef Py_ssize_t i
+    for i in range(_paths_cap):
+        if _paths_table[i].parent is not NULL:
+            Py_DECREF(<object>_paths_table[i].parent)
+            Py_DECREF(<object>_paths_table[i].path)
+            free(_paths_table[i].key)
+    if _paths_cap:
+        memset(_paths_table, 0, _paths_cap * sizeof(PathEntry))
+    _paths_count = 0
+
+
+cdef inline uint64_t _hash_key(PyObject* parent, const char* key, Py_ssize_t length) noexcept nogil:
+    """A multiply-xorshift hash of the key, eight bytes at a time, started from the parent's address."""
+    cdef uint64_t h = (<uint64_t><uintptr_t>parent) * 0x9E3779B97F4A7C15ULL, word
+    cdef Py_ssize_t i = 0
+    while i + 8 <= length:
+        memcpy(&word, key + i, 8)
+        h = (h ^ word) * 0xFF51AFD7ED558CCDULL
+        h ^= h >> 32
+        i += 8
+    word = <uint64_t>length << 56
+    memcpy(&word, key + i, length - i)  # the last 0–7 bytes, below the length byte
+    h = (h ^ word) * 0xC4CEB9FE1A85EC53ULL
+    return h ^ (h >> 29)
+
+
+cdef inline PyObject* _paths_find(PyObject* parent, const char* key, Py_ssize_t length, uint64_t h) noexcept:
+    """The cached path (borrowed) or NULL."""
+    cdef Py_ssize_t i
+    cdef PathEntry* e
+    if _paths_cap == 0:
+        return NULL
+    i = <Py_ssize_t>(h & <uint64_t>(_paths_cap - 1))
+    while True:
+        e = &_paths_table[i]
+        if e.parent is NULL:
+            return NULL
+        if e.hash == h and e.parent == parent and e.key_len == length and memcmp(e.key, key, length) == 0:
+            return e.path
+        i = (i + 1) & (_paths_cap - 1)
+
+
+cdef int _paths_grow() except -1:
+    global _paths_table, _paths_cap
+    cdef Py_ssize_t cap = 2 * _paths_cap if _paths_cap else PATHS_FIRST_CAP, i, j
+    cdef PathEntry* table = <PathEntry*>calloc(cap, sizeof(PathEntry))
+    if table is NULL:
+        raise MemoryError()
+    for i in range(_paths_cap):
+        if _paths_table[i].parent is not NULL:
+            j = <Py_ssize_t>(_paths_table[i].hash & <uint64_t>(cap - 1))
+            while table[j].parent is not NULL:
+                j = (j + 1) & (cap - 1)
+            table[j] = _paths_table[i]
+    free(_paths_table)
+    _paths_table, _paths_cap = table, cap
+    return 0
+
+
+cdef int _paths_add(PyObject* parent, char* key, Py_ssize_t length, uint64_t h, str path) except -1:
+    """Cache ``path`` under (parent, key); takes ownership of ``key`` (malloc'd)."""
+    global _paths_count
+    cdef Py_ssize_t i
+    if _paths_find(parent, key, length, h) is not NULL:  # added meanwhile (make_step ran Python code)
+        free(key)
+        return 0
+    if _paths_count >= _paths_limit:
+        _paths_clear()
+    if 2 * (_paths_count + 1) > _paths_cap:
+        try:
+            _paths_grow()
+        except MemoryError:
+            free(key)
+            raise
+    i = <Py_ssize_t>(h & <uint64_t>(_paths_cap - 1))
+    while _paths_table[i].parent is not NULL:
+        i = (i + 1) & (_paths_cap - 1)
+    Py_INCREF(<object>parent)
+    Py_INCREF(path)
+    _paths_table[i].parent = parent
+    _paths_table[i].path = <PyObject*>path
+    _paths_table[i].key = key
+    _paths_table[i].key_len = length
+    _paths_table[i].hash = h
+    _paths_count += 1
+    return 0
+
+
+cdef char* _key_room(Py_ssize_t size) except NULL:
+    """``_key`` with room for ``size`` bytes."""
+    global _key, _key_cap
+    cdef char* grown
+    if size > _key_cap:
+        grown = <char*>realloc(_key, max(size, 2 * _key_cap, 256))
+        if grown is NULL:
+            raise MemoryError()
+        _key = grown
+        _key_cap = max(size, 2 * _key_cap, 256)
+    return _key
+
+
+cdef inline bint _attr_text(xmlAttr* attr, const char** value) noexcept:
+    """The value of an attribute held as one text node (or as none, ""), in ``value``; False when it is split over
+    several nodes (then lxml joins them)."""
+    cdef xmlNode* child = attr.children
+    value[0] = b""
+    if child is NULL:
+        return True
+    if child.next is not NULL or not _is_text(child):
+        return False
+    if child.content is not NULL:
+        value[0] = <const char*>child.content
+    return True
+
+
+cdef inline char* _put_value(char* at, const char* value, Py_ssize_t length) noexcept:
+    """Write an attribute to a key: KEY_ABSENT, or KEY_VALUE, the value and its NUL. Returns the end."""
+    if value is NULL:
+        at[0] = KEY_ABSENT
+        return at + 1
+    at[0] = KEY_VALUE
+    memcpy(at + 1, value, length + 1)
+    return at + length + 2
+
+
+cdef str _path_of(str parent, xmlNode* node, str tag, bint qualified, _ElementOf owner):
+    """The path of a block element under a block whose path is ``parent`` (from the cache, or made and cached)."""
+    cdef Py_ssize_t length, name_len = strlen(<const char*>node.name), id_len = 0, class_len = 0
+    cdef const char* ident = NULL  # NULL: absent
+    cdef const char* classes = NULL
+    cdef const char* attr_name
+    cdef bint cacheable = True
+    cdef xmlAttr* attr
+    cdef char* at
+    cdef uint64_t h = 0
+    cdef PyObject* found
+    cdef char* key
+    cdef str step, path
+    if qualified:  # the first id and class attributes without a namespace, as lxml's el.get finds them
+        attr = node.properties
+        while attr is not NULL:
+            if attr.ns is NULL:
+                attr_name = <const char*>attr.name
+                if ident is NULL and attr_name[0] == b'i' and strcmp(attr_name, b"id") == 0:
+                    cacheable = _attr_text(attr, &ident)
+                elif classes is NULL and attr_name[0] == b'c' and strcmp(attr_name, b"class") == 0:
+                    cacheable = _attr_text(attr, &classes)
+                if not cacheable:
+                    break
+            attr = attr.next
+        if ident is not NULL:
+            id_len = strlen(ident)
+        if classes is not NULL:
+            class_len = strlen(classes)
+    key = NULL
+    if cacheable:
+        # the key: the style, the tag name and its NUL, then (qualified) id and class as _put_value writes them
+        at = _key_room(name_len + id_len + class_len + 6)
+        at[0] = qualified
+        memcpy(at + 1, node.name, name_len + 1)
+        at += name_len + 2
+        if qualified:
+            at = _put_value(at, ident, id_len)
+            at = _put_value(at, classes, class_len)
+        length = at - _key
+        h = _hash_key(<PyObject*>parent, _key, length)
+        found = _paths_find(<PyObject*>parent, _key, length, h)
+        if found is not NULL:
+            return <str>found
+        key = <char*>malloc(length)  # copied before any Python code runs (another thread could reuse _key)
+        if key is NULL:
+            raise MemoryError()
+        memcpy(key, _key, length)
+    try:
+        if qualified:
+            triple = (tag, _attr_value(node, b"id", owner), _attr_value(node, b"class", owner))
+            step = _steps.get(triple)
+            if step is None:
+                step = _make_step(triple)
+        else:
+            step = _upper[tag]
+        path = parent + "." + step
+    except BaseException:
+        free(key)
+        raise
+    if key is not NULL:
+        _paths_add(<PyObject*>parent, key, length, h, path)
+    return path
+
+
+def path_cache_size():
+    """(entries, bound) of the path cache, for the tests."""
+    return _paths_count, _paths_limit
+
+
+# -- the walk ---------------------------------------------------------------------------------------------------------
 
 cdef struct BlockInfo:
     Py_ssize_t parent
     Py_ssize_t depth
     Py_ssize_t n_children
+    Py_ssize_t n_parts   # text pieces and sub-blocks
+    Py_ssize_t n_texts   # text pieces
     long counts[6]  # links, images, scripts, forms, iframes, link_chars (fce.blocks.Block's count fields)
 
 
-cdef class _Infos:
-    """A growable C array of BlockInfo, one per block (freed with the object)."""
+cdef struct Part:
+    Py_ssize_t owner     # the block whose parts it is in
+    PyObject* text       # a text piece (a reference held by the builder), or NULL: the sub-block ``child``
+    Py_ssize_t child
+
+
+cdef class _Builder:
+    """The walk's growing C arrays: one BlockInfo per block, the parts of all blocks in document order (their
+    text pieces referenced), and the paths and tags of the blocks."""
     cdef BlockInfo* items
     cdef Py_ssize_t size, cap
+    cdef Part* parts
+    cdef Py_ssize_t n_parts, parts_cap
+    cdef list paths, tags
 
     def __cinit__(self):
         self.cap = 256
-        self.size = 0
         self.items = <BlockInfo*>malloc(self.cap * sizeof(BlockInfo))
-        if self.items is NULL:
+        self.parts_cap = 1024
+        self.parts = <Part*>malloc(self.parts_cap * sizeof(Part))
+        if self.items is NULL or self.parts is NULL:
             raise MemoryError()
+        self.paths = []
+        self.tags = []
 
     def __dealloc__(self):
+        cdef Py_ssize_t i
+        if self.parts is not NULL:
+            for i in range(self.n_parts):
+                if self.parts[i].text is not NULL:
+                    Py_DECREF(<object>self.parts[i].text)
+        free(self.parts)
         free(self.items)
 
-    cdef Py_ssize_t add(self, Py_ssize_t parent) except -1:
-        """Append a block under ``parent`` (-1: the root); its index."""
+    cdef Part* _part(self, Py_ssize_t owner) except NULL:
+        cdef Part* grown
+        cdef Part* part
+        if self.n_parts == self.parts_cap:
+            grown = <Part*>realloc(self.parts, 2 * self.parts_cap * sizeof(Part))
+            if grown is NULL:
+                raise MemoryError()
+            self.parts = grown
+            self.parts_cap *= 2
+        part = &self.parts[self.n_parts]
+        part.owner = owner
+        part.text = NULL
+        self.n_parts += 1
+        self.items[owner].n_parts += 1
+        return part
+
+    cdef int text(self, Py_ssize_t owner, str text) except -1:
+        """Append a text piece to the parts of block ``owner``."""
+        self._part(owner).text = <PyObject*>text
+        Py_INCREF(text)
+        self.items[owner].n_texts += 1
+        return 0
+
+    cdef Py_ssize_t add(self, Py_ssize_t parent, str path, str tag) except -1:
+        """Append a block under ``parent`` (-1: the root) to the blocks and to its parent's parts; its index."""
         cdef BlockInfo* grown
         cdef BlockInfo* info
+        cdef Py_ssize_t idx = self.size
         if self.size == self.cap:
             grown = <BlockInfo*>realloc(self.items, 2 * self.cap * sizeof(BlockInfo))
             if grown is NULL:
                 raise MemoryError()
             self.items = grown
             self.cap *= 2
-        info = &self.items[self.size]
+        info = &self.items[idx]
         memset(info, 0, sizeof(BlockInfo))
         info.parent = parent
+        self.size += 1
         if parent >= 0:
             info.depth = self.items[parent].depth + 1
             self.items[parent].n_children += 1
-        self.size += 1
-        return self.size - 1
+            self._part(parent).child = idx
+        self.paths.append(path)
+        self.tags.append(tag)
+        return idx
 
 
 def segment_blocks(cetree._Element root, bint qualified):
-    """The blocks of ``fce.blocks.segment_element(root, …)`` for an element root, as a tuple of ``Block``."""
+    """The blocks of ``fce.blocks.segment_element(root, …)`` for an element root, as a tuple of ``Block``.
+
+    The cyclic GC is paused meanwhile (and restored as it was, also on an exception): the lists and tuples made
+    here hold only strings, ints and each other, so they can form no cycle, yet their allocations would trigger
+    collections (one of generation 0 every 700 allocations) that traverse them for nothing."""
+    cdef int was_enabled = PyGC_Disable()
+    try:
+        return _freeze(_walk(root, qualified))
+    finally:
+        if was_enabled:
+            PyGC_Enable()
+
+
+cdef _Builder _walk(cetree._Element root, bint qualified):
     cdef xmlNode* top = root._c_node
     cdef xmlNode* node
     cdef xmlNode* up
-    cdef _Infos infos = _Infos()
-    cdef list paths = ["HTML"], tags = ["html"], parts = [[]]
-    cdef list cur_parts = parts[0]
+    cdef _Builder b = _Builder()
     cdef Py_ssize_t current, idx, link_depth = 0
     cdef int kind
-    cdef str tag, text, step
+    cdef str tag, text
     cdef tuple entry
-    cdef dict steps = _steps
-    cdef object make_step = _make_step
-    cdef object key
     cdef _ElementOf owner = _ElementOf(root)
 
-    current = infos.add(-1)
+    current = b.add(-1, "HTML", "html")
     text = _collect_text(top.children)
     if text is not None:
-        cur_parts.append(text)
+        b.text(current, text)
     node = _next_element(top.children)
     up = top
     while True:
@@ -317,11 +665,10 @@ def segment_blocks(cetree._Element root, bint qualified):
             if kind == K_BLOCK:
                 if current == 0:
                     break  # the document root's end: its tail is not in the page
-                current = infos.items[current].parent  # the block that was open when this one opened
-                cur_parts = parts[current]
+                current = b.items[current].parent  # the block that was open when this one opened
             elif kind == K_A and link_depth and _attr_present(up, b"href"):
                 link_depth -= 1
-            _tail(up, cur_parts, &infos.items[current].counts[5], link_depth)
+            _tail(b, up, current, link_depth)
             if up is top:
                 break
             node = _next_element(up.next)
@@ -330,66 +677,54 @@ def segment_blocks(cetree._Element root, bint qualified):
         entry = _tag_of(node)
         tag = entry[0]
         kind = entry[1]
-        if node.properties is not NULL and _may_hide(node) and tag not in _never_hidden \
-                and _is_hidden(owner.proxy(node)):
+        if node.properties is not NULL and _hides(node, tag, owner):
             # not shown (fce.blocks.is_hidden): neither text nor counts; its tail is kept
-            _tail(node, cur_parts, &infos.items[current].counts[5], link_depth)
+            _tail(b, node, current, link_depth)
             node = _next_element(node.next)
             continue
         if kind == K_BLOCK:
-            if qualified:
-                key = (tag, _attr_value(node, b"id", owner), _attr_value(node, b"class", owner))
-                step = steps.get(key)
-                if step is None:
-                    step = make_step(key)
-                paths.append(paths[current] + "." + step)
-            else:
-                paths.append(paths[current] + "." + _upper[tag])
-            tags.append(tag)
-            idx = infos.add(current)
-            if kind == K_BLOCK and tag == "iframe":
-                infos.items[idx].counts[4] = 1
-            cur_parts.append(idx)
-            cur_parts = []
-            parts.append(cur_parts)
+            idx = b.add(current, _path_of(<str>b.paths[current], node, tag, qualified, owner), tag)
+            if tag == "iframe":
+                b.items[idx].counts[4] = 1
             current = idx
         elif kind == K_SCRIPT or kind == K_FORM or kind == K_MEDIA or kind == K_SKIP:
             if kind == K_SCRIPT:
-                infos.items[current].counts[2] += 1
+                b.items[current].counts[2] += 1
             elif kind == K_FORM:
-                infos.items[current].counts[3] += 1
+                b.items[current].counts[3] += 1
             elif kind == K_MEDIA:
-                infos.items[current].counts[1] += 1
+                b.items[current].counts[1] += 1
             # not entered; its end comes at once (its tail is kept)
-            _tail(node, cur_parts, &infos.items[current].counts[5], link_depth)
+            _tail(b, node, current, link_depth)
             node = _next_element(node.next)
             continue
         elif kind == K_A:
             if _attr_present(node, b"href"):  # <a name=…> is an anchor, not a link
-                infos.items[current].counts[0] += 1
+                b.items[current].counts[0] += 1
                 link_depth += 1
         elif kind == K_IMG:
-            infos.items[current].counts[1] += 1
+            b.items[current].counts[1] += 1
         elif kind == K_INPUT:
-            infos.items[current].counts[3] += 1
+            b.items[current].counts[3] += 1
         elif kind == K_BR:
-            cur_parts.append("\n")
+            b.text(current, "\n")
         text = _collect_text(node.children)
         if text is not None:
-            cur_parts.append(text)
+            b.text(current, text)
             if link_depth:
-                infos.items[current].counts[5] += len(" ".join(text.split()))
+                b.items[current].counts[5] += _collapsed_len(text)
         up = node  # enter the element
         node = _next_element(node.children)
-    return _freeze(infos, paths, tags, parts)
+    return b
 
 
-cdef inline void _tail(xmlNode* node, list cur_parts, long* link_chars, Py_ssize_t link_depth) except *:
+cdef inline int _tail(_Builder b, xmlNode* node, Py_ssize_t current, Py_ssize_t link_depth) except -1:
     cdef str text = _collect_text(node.next)
     if text is not None:
-        cur_parts.append(text)
+        b.text(current, text)
         if link_depth:
-            link_chars[0] += len(" ".join(text.split()))
+            b.items[current].counts[5] += _collapsed_len(text)
+    return 0
 
 
 cdef inline void _set(object tup, Py_ssize_t i, object value):
@@ -398,57 +733,192 @@ cdef inline void _set(object tup, Py_ssize_t i, object value):
     PyTuple_SET_ITEM(tup, i, value)
 
 
-cdef tuple _freeze(_Infos infos, list paths, list tags, list parts):
+cdef tuple _freeze(_Builder b):
     """The Block tuples. Each is allocated as ``tuple.__new__(Block, row)`` allocates it (the type's ``tp_alloc``)
-    and filled in place, without the row tuple."""
-    cdef Py_ssize_t n = infos.size, i, j, parent
+    and filled in place, without the row tuple; its ``children`` and ``parts`` tuples are allocated at their
+    final sizes and filled from the walk's arrays; a block's index is one int object wherever it appears."""
+    cdef Py_ssize_t n = b.size, i, j, owner
     cdef BlockInfo* info
-    cdef list children = []
-    cdef list out = []
-    cdef list block_parts
+    cdef Part* part
     cdef _TypeAlloc* block_type = <_TypeAlloc*><PyObject*>_block_type
     cdef PyObject* raw
-    cdef object block
-    cdef Py_ssize_t* fill = <Py_ssize_t*>calloc(n + 1, sizeof(Py_ssize_t))
-    cdef Py_UCS4* buf = NULL
-    cdef Py_ssize_t cap = 0
-    if fill is NULL:
+    cdef object block, item
+    cdef tuple out = PyTuple_New(n)
+    cdef list indices = list(range(n))
+    cdef list paths = b.paths, tags = b.tags
+    cdef Py_ssize_t* fill = <Py_ssize_t*>calloc(2 * n + 1, sizeof(Py_ssize_t))  # parts, then children, filled
+    cdef PyObject** kids = <PyObject**>malloc((n + 1) * sizeof(PyObject*))  # borrowed children tuples
+    cdef PyObject** own = <PyObject**>malloc((n + 1) * sizeof(PyObject*))   # borrowed parts tuples
+    cdef _Scratch scratch
+    scratch.buf = NULL
+    scratch.cap = 0
+    if fill is NULL or kids is NULL or own is NULL:
+        free(fill)
+        free(kids)
+        free(own)
         raise MemoryError()
     try:
         for i in range(n):
-            children.append(PyTuple_New(infos.items[i].n_children))
-        for i in range(1, n):  # sub-blocks in document order: indices ascend
-            parent = infos.items[i].parent
-            _set(children[parent], fill[parent], i)
-            fill[parent] += 1
-        for i in range(n):
-            info = &infos.items[i]
-            block_parts = <list>parts[i]
+            info = &b.items[i]
             raw = block_type.tp_alloc(block_type, 14)
             if raw is NULL:
                 raise MemoryError()
+            PyTuple_SET_ITEM(out, i, <object>raw)  # ``out`` owns the reference tp_alloc returned
             block = <object>raw
-            Py_DECREF(block)  # <object> took a second reference to what tp_alloc returned
-            _set(block, 0, i)
-            _set(block, 1, paths[i])
-            _set(block, 2, tags[i])
-            _set(block, 3, info.parent)
+            PyObject_GC_UnTrack(raw)  # see below
+            _set(block, 0, <object>PyList_GET_ITEM(indices, i))
+            _set(block, 1, <object>PyList_GET_ITEM(paths, i))
+            _set(block, 2, <object>PyList_GET_ITEM(tags, i))
+            _set(block, 3, <object>PyList_GET_ITEM(indices, info.parent) if info.parent >= 0 else -1)
             _set(block, 4, info.depth)
-            _set(block, 5, children[i])
-            _set(block, 6, tuple(block_parts))
-            _set(block, 7, _own_text(block_parts, &buf, &cap))
+            item = PyTuple_New(info.n_children)
+            kids[i] = <PyObject*>item
+            _set(block, 5, item)
+            item = PyTuple_New(info.n_parts)
+            own[i] = <PyObject*>item
+            _set(block, 6, item)
             for j in range(6):
                 _set(block, 8 + j, info.counts[j])
+        for i in range(b.n_parts):
+            part = &b.parts[i]
+            owner = part.owner
+            if part.text is not NULL:
+                item = <object>part.text
+            else:
+                item = <object>PyList_GET_ITEM(indices, part.child)
+            _set(<object>own[owner], fill[owner], item)
+            fill[owner] += 1
+        for i in range(1, n):  # sub-blocks in document order: indices ascend
+            owner = b.items[i].parent
+            _set(<object>kids[owner], fill[n + owner], <object>PyList_GET_ITEM(indices, i))
+            fill[n + owner] += 1
+        for i in range(n):
+            _set(<object>PyTuple_GET_ITEM(out, i), 7, _own_text(<tuple><object>own[i], b.items[i].n_texts, &scratch))
             # a block holds only strings, ints and tuples of them: it can never be part of a reference cycle, so
             # the cyclic GC need not track it (CPython untracks such tuples itself, at its next collection)
-            PyObject_GC_UnTrack(<PyObject*>block)
-            PyObject_GC_UnTrack(<PyObject*>children[i])
-            PyObject_GC_UnTrack(<PyObject*>block[6])
-            out.append(block)
+            PyObject_GC_UnTrack(kids[i])
+            PyObject_GC_UnTrack(own[i])
+        PyObject_GC_UnTrack(<PyObject*>out)
     finally:
         free(fill)
-        free(buf)
-    return tuple(out)
+        free(kids)
+        free(own)
+        free(scratch.buf)
+    return out
+
+
+# -- own text ---------------------------------------------------------------------------------------------------------
+
+cdef struct _Scratch:
+    void* buf
+    Py_ssize_t cap  # bytes
+
+
+ctypedef fused _char:
+    Py_UCS1
+    Py_UCS2
+    Py_UCS4
+
+
+cdef Py_ssize_t _collapse(_char* buf, tuple parts) noexcept:
+    """Write the text pieces of ``parts`` to ``buf`` with whitespace runs collapsed to one space and none at either
+    end; a space is written only when a non-space follows it. Returns the length written."""
+    cdef Py_ssize_t n = 0, i
+    cdef bint pending = False
+    cdef int kind
+    cdef void* data
+    cdef Py_UCS4 ch
+    cdef object piece
+    for piece in parts:
+        if type(piece) is not str:
+            continue
+        kind = PyUnicode_KIND(piece)
+        data = PyUnicode_DATA(piece)
+        for i in range(PyUnicode_GET_LENGTH(piece)):
+            ch = PyUnicode_READ(kind, data, i)
+            if Py_UNICODE_ISSPACE(ch):
+                pending = n > 0
+            else:
+                if pending:
+                    buf[n] = 32
+                    n += 1
+                    pending = False
+                buf[n] = <_char>ch
+                n += 1
+    return n
+
+
+cdef bint _collapsed(str text) noexcept:
+    """Whether ``" ".join(text.split())`` is ``text`` itself: no whitespace but single spaces between words."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t i, length = PyUnicode_GET_LENGTH(text)
+    cdef Py_UCS4 ch
+    cdef bint after_space = True  # a space at the start is not collapsed
+    for i in range(length):
+        ch = PyUnicode_READ(kind, data, i)
+        if ch == 32:
+            if after_space:
+                return False
+            after_space = True
+        elif Py_UNICODE_ISSPACE(ch):
+            return False
+        else:
+            after_space = False
+    return not after_space
+
+
+cdef str _own_text(tuple parts, Py_ssize_t n_texts, _Scratch* scratch):
+    """A block's own text: its text pieces joined, whitespace collapsed to single spaces and stripped —
+    ``" ".join("".join(pieces).split())`` (``str.split()`` splits on ``Py_UNICODE_ISSPACE``, as here). A single
+    piece that is already so is the text itself; otherwise the text is written in the narrowest kind of string
+    its pieces have. ``scratch`` is a buffer reused from block to block (freed by the caller)."""
+    cdef Py_ssize_t total = 0, n, size
+    cdef int kind = PyUnicode_1BYTE_KIND, piece_kind
+    cdef object piece
+    cdef str single = None
+    cdef void* grown
+    if n_texts == 0:
+        return ""
+    for piece in parts:
+        if type(piece) is str:
+            single = <str>piece
+            total += PyUnicode_GET_LENGTH(piece)
+            piece_kind = PyUnicode_KIND(piece)
+            if piece_kind > kind:
+                kind = piece_kind
+    if n_texts == 1 and _collapsed(single):
+        return single
+    size = total * kind
+    if size > scratch.cap:
+        grown = realloc(scratch.buf, max(size, 2 * scratch.cap))
+        if grown is NULL:
+            raise MemoryError()
+        scratch.buf = grown
+        scratch.cap = max(size, 2 * scratch.cap)
+    if kind == PyUnicode_1BYTE_KIND:
+        n = _collapse(<Py_UCS1*>scratch.buf, parts)
+    elif kind == PyUnicode_2BYTE_KIND:
+        n = _collapse(<Py_UCS2*>scratch.buf, parts)
+    else:
+        n = _collapse(<Py_UCS4*>scratch.buf, parts)
+    return PyUnicode_FromKindAndData(kind, scratch.buf, n) if n else ""
+
+
+def own_texts(list parts):
+    """Own text of every block given its parts (:func:`_own_text`), for the tests."""
+    cdef list out = []
+    cdef _Scratch scratch
+    cdef tuple block_parts
+    scratch.buf = NULL
+    scratch.cap = 0
+    try:
+        for p in parts:
+            block_parts = tuple(p)
+            out.append(_own_text(block_parts, sum([type(x) is str for x in block_parts]), &scratch))
+    finally:
+        free(scratch.buf)
+    return out
 
 
 cdef inline Py_ssize_t _put(Py_UCS4* buf, Py_ssize_t n, Py_UCS4 ch, bint* pending, Py_ssize_t line_start) noexcept:
@@ -466,56 +936,113 @@ cdef inline Py_ssize_t _put(Py_UCS4* buf, Py_ssize_t n, Py_UCS4 ch, bint* pendin
     return n + 1
 
 
-cdef str _own_text(list block_parts, Py_UCS4** bufp, Py_ssize_t* capp):
-    """A block's own text: its text pieces joined, whitespace collapsed to single spaces and stripped —
-    ``" ".join("".join(pieces).split())`` (``str.split()`` splits on ``Py_UNICODE_ISSPACE``, as here). ``bufp``
-    and ``capp`` hold a scratch buffer reused from block to block (freed by the caller)."""
-    cdef Py_ssize_t total = 0, n = 0, i, length
-    cdef Py_UCS4* buf
-    cdef bint pending = False
-    cdef int kind
-    cdef void* data
-    cdef object piece
-    for piece in block_parts:
-        if type(piece) is str:
-            total += len(<str>piece)
-    if total == 0:
-        return ""
-    if total > capp[0]:
-        free(bufp[0])
-        capp[0] = max(total, 2 * capp[0])
-        bufp[0] = <Py_UCS4*>malloc(capp[0] * sizeof(Py_UCS4))
-        if bufp[0] is NULL:
-            capp[0] = 0
-            raise MemoryError()
-    buf = bufp[0]
-    for piece in block_parts:
-        if type(piece) is not str:
-            continue
-        kind = PyUnicode_KIND(piece)
-        data = PyUnicode_DATA(piece)
-        length = len(<str>piece)
-        for i in range(length):
-            n = _put(buf, n, PyUnicode_READ(kind, data, i), &pending, 0)
-    return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, n) if n else ""
+cdef bint _hides(xmlNode* node, str tag, _ElementOf owner) except -1:
+    """``fce.blocks.is_hidden`` of an element with attributes (``tag not in never_hidden`` first)."""
+    cdef int hidden
+    if _hidden_in_c:
+        hidden = _hidden(node)
+        if hidden == 0:
+            return False
+        if tag in _never_hidden:
+            return False
+        if hidden == 1:
+            return True
+    elif not _may_hide(node) or tag in _never_hidden:
+        return False
+    return _is_hidden(owner.proxy(node))  # the pattern is not C_HIDDEN_STYLE, or a value is split over nodes
 
 
-def own_texts(list parts):
-    """Own text of every block given its parts (:func:`_own_text`), for the tests."""
-    cdef list out = []
-    cdef Py_UCS4* buf = NULL
-    cdef Py_ssize_t cap = 0
-    try:
-        for block_parts in parts:
-            out.append(_own_text(block_parts, &buf, &cap))
-    finally:
-        free(buf)
-    return out
+cdef int _hidden(xmlNode* node) noexcept:
+    """``fce.blocks.is_hidden`` in C: 1 hidden, 0 shown, -1 to be asked of Python (a value it needs is split over
+    several nodes). Hidden: a ``hidden`` attribute; ``aria-hidden="true"`` unless the class holds the ARIA
+    exception; a style matching :data:`C_HIDDEN_STYLE`. Attributes in a namespace do not count (lxml's
+    ``el.get(name)``); the first of a name does."""
+    cdef xmlAttr* attr = node.properties
+    cdef const char* name
+    cdef xmlAttr* aria = NULL
+    cdef xmlAttr* style = NULL
+    cdef xmlAttr* classes = NULL
+    cdef const char* value
+    cdef const char* class_value
+    while attr is not NULL:
+        if attr.ns is NULL:
+            name = <const char*>attr.name
+            if name[0] == b'h':
+                if strcmp(name, b"hidden") == 0:
+                    return 1
+            elif name[0] == b'a':
+                if aria is NULL and strcmp(name, b"aria-hidden") == 0:
+                    aria = attr
+            elif name[0] == b's':
+                if style is NULL and strcmp(name, b"style") == 0:
+                    style = attr
+            elif name[0] == b'c':
+                if classes is NULL and strcmp(name, b"class") == 0:
+                    classes = attr
+        attr = attr.next
+    if aria is not NULL:
+        if not _attr_text(aria, &value):
+            return -1
+        if strcmp(value, b"true") == 0:
+            class_value = b""
+            if classes is not NULL and not _attr_text(classes, &class_value):
+                return -1
+            if strstr(class_value, <const char*>_aria_exception) is NULL:
+                return 1
+    if style is not NULL:
+        if not _attr_text(style, &value):
+            return -1
+        return _style_hides(value)
+    return 0
+
+
+cdef inline const char* _css_space(const char* p) noexcept:
+    """Past ``[ \t\n\r\f]*``."""
+    while p[0] == b' ' or p[0] == b'\t' or p[0] == b'\n' or p[0] == b'\r' or p[0] == b'\f':
+        p += 1
+    return p
+
+
+cdef inline const char* _word(const char* p, const char* word) noexcept:
+    """Past ``word`` (lower-case ASCII letters) matched ASCII case-insensitively at ``p``, or NULL. ``c | 0x20`` is
+    a lower-case letter only for the letters of either case (and UTF-8's bytes of non-ASCII characters are all
+    ≥ 0x80), so this is ``re.IGNORECASE | re.ASCII``."""
+    while word[0] != 0:
+        if (p[0] | 0x20) != word[0]:
+            return NULL
+        p += 1
+        word += 1
+    return p
+
+
+cdef inline bint _declares(const char* p, const char* prop, const char* value) noexcept:
+    """Whether ``prop[ \t\n\r\f]*:[ \t\n\r\f]*value`` matches at ``p``."""
+    p = _word(p, prop)
+    if p is NULL:
+        return False
+    p = _css_space(p)
+    if p[0] != b':':
+        return False
+    return _word(_css_space(p + 1), value) is not NULL
+
+
+cdef bint _style_hides(const char* style) noexcept:
+    """``HIDDEN_STYLE.search(style) is not None`` for :data:`C_HIDDEN_STYLE`, over the value's UTF-8 bytes."""
+    cdef const char* p = style
+    cdef char c
+    while p[0] != 0:
+        c = p[0] | 0x20
+        if c == b'd' and _declares(p, b"display", b"none"):
+            return True
+        if c == b'v' and _declares(p, b"visibility", b"hidden"):
+            return True
+        p += 1
+    return False
 
 
 cdef inline bint _may_hide(xmlNode* node) noexcept:
     """Whether the element has one of the attributes fce.blocks.is_hidden reads (``style``, ``hidden``,
-    ``aria-hidden``): only then is the Python test asked."""
+    ``aria-hidden``): only then is the Python test asked (when the walk does not test visibility itself)."""
     cdef xmlAttr* attr = node.properties
     cdef const char* name
     while attr is not NULL:

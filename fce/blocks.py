@@ -386,9 +386,16 @@ def _load_accelerator():  # type: ignore[no-untyped-def]
         from fce import _segment  # type: ignore[attr-defined]
     except ImportError:
         return None
-    _segment.configure(BLOCK_TAGS, SKIPPED_TAGS, _FORM_FIELD_TAGS, _MEDIA_TAGS, _UPPER, _QUALIFIED_STEPS,
-                       _qualified_step, Block, is_hidden, _NEVER_HIDDEN)
+    _configure(_segment)
     return _segment
+
+
+def _configure(accelerator) -> None:  # type: ignore[no-untyped-def]
+    """Give the compiled walk this module's tag sets, step cache and its bound (:data:`STEP_CACHE_SIZE` also bounds
+    its own cache of whole paths) and visibility test, as they are now; empties that cache."""
+    accelerator.configure(BLOCK_TAGS, SKIPPED_TAGS, _FORM_FIELD_TAGS, _MEDIA_TAGS, _UPPER, _QUALIFIED_STEPS,
+                          _qualified_step, Block, is_hidden, _NEVER_HIDDEN, STEP_CACHE_SIZE, HIDDEN_STYLE,
+                          ARIA_HIDDEN_EXCEPTION)
 
 
 _ACCEL = _load_accelerator()

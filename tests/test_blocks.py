@@ -243,16 +243,98 @@ def test_segmentation_matches_the_reference_on_generated_sites(layout, impl):
             assert segment(page, style).blocks == _reference_segment(page.root, style).blocks
 
 
-def test_step_cache_is_bounded(monkeypatch, impl):
+@pytest.fixture
+def reconfigured(monkeypatch):
+    """Patch fce.blocks with ``monkeypatch``, then call the fixture to hand the patched values to the compiled walk
+    (fce.blocks configures it once, at import); its own configuration is given back afterwards."""
+    from fce import blocks
+
+    yield lambda: blocks._ACCEL is not None and blocks._configure(blocks._ACCEL)
+    monkeypatch.undo()
+    if blocks._ACCEL is not None:
+        blocks._configure(blocks._ACCEL)
+
+
+def test_step_cache_is_bounded(monkeypatch, reconfigured, impl):
     from fce import blocks
 
     monkeypatch.setattr(blocks, "STEP_CACHE_SIZE", 5)
     monkeypatch.setattr(blocks, "_QUALIFIED_STEPS", {})
+    reconfigured()
     html = b"<body>" + b"".join(b"<div class='c%s'><p id='x%s'>t</p></div>" % (bytes([97 + i]), bytes([97 + i]))
                                  for i in range(12)) + b"</body>"
     page = parse_page(html)
     assert segment(page, "qualified").blocks == _reference_segment(page.root, "qualified").blocks
     assert 0 < len(blocks._QUALIFIED_STEPS) <= 5
+    if impl == "compiled":  # the compiled walk's cache of whole paths has the same bound
+        entries, bound = blocks._ACCEL.path_cache_size()
+        assert bound == 5 and 0 < entries <= 5
+
+
+@pytest.mark.skipif(not __import__("fce.blocks").blocks.ACCELERATED, reason="the compiled walk is not built")
+@pytest.mark.parametrize("size", [1, 3, 50_000])
+def test_cached_paths_are_the_paths(monkeypatch, reconfigured, size):
+    # the compiled walk caches whole paths by (parent path, tag name, raw id, raw class): an absent attribute, an
+    # empty one and the same name in the other attribute must stay apart; a page segmented again (every path from
+    # the cache), in the other style in between, and with the cache cleared mid-page (size 1 and 3) gives the same
+    from fce import blocks
+
+    monkeypatch.setattr(blocks, "STEP_CACHE_SIZE", size)
+    reconfigured()
+    html = (b"<body><div id='main'><p>a</p></div><div class='main'><p>b</p></div><div id='' class=''><p>c</p></div>"
+            b"<div><p>d</p></div><section id='main'><p class='main'>e</p></section>"
+            b"<div id='x&amp;y' class='a b'><p>f</p></div><div id='main' class='main'><p id='main'>g</p></div>"
+            b"<div class='story active'>h</div><div class='story'>i</div><div class='s1'>j</div></body>")
+    page = parse_page(html)
+    want = {style: _reference_segment(page.root, style).blocks for style in blocks.PATH_STYLES}
+    for _ in range(3):
+        for style in blocks.PATH_STYLES:
+            assert segment(page, style).blocks == want[style]
+    entries, bound = blocks._ACCEL.path_cache_size()
+    assert bound == size and 0 < entries <= size
+    paths = [b.path for b in want["qualified"]]
+    assert "HTML.BODY.DIV[#main].P" in paths and "HTML.BODY.DIV[.main].P" in paths and "HTML.BODY.DIV.P" in paths
+
+
+@pytest.mark.skipif(not __import__("fce.blocks").blocks.ACCELERATED, reason="the compiled walk is not built")
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_walk_gives_the_cyclic_gc_back_as_it_was(monkeypatch, reconfigured, enabled):
+    # the compiled walk pauses the cyclic GC; it must restore the caller's setting, also when the walk raises
+    import gc
+
+    from fce import blocks
+
+    page = parse_page(b"<body><div class='fresh-name'><p>text</p></div></body>")
+
+    def failing_step(key):
+        raise RuntimeError("step")
+
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        segment(page, "qualified")
+        assert gc.isenabled() == enabled
+        monkeypatch.setattr(blocks, "_qualified_step", failing_step)
+        monkeypatch.setattr(blocks, "_QUALIFIED_STEPS", {})
+        reconfigured()
+        with pytest.raises(RuntimeError, match="step"):
+            segment(page, "qualified")
+        assert gc.isenabled() == enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+def test_long_and_wide_text_runs(impl):
+    # text runs as the compiled walk reads them: whitespace-only runs shorter and longer than its table of ready
+    # strings, ASCII runs copied as they are, UTF-8 runs decoded, runs with line breaks translated; own texts that
+    # are one piece already collapsed, or several of 1-, 2- and 4-byte characters
+    html = ("<body><div>" + " " * 127 + "<p>" + " " * 128 + "</p>" + " " * 129 + "<p>" + " \n\t" * 50 + "</p>"
+            "<p>" + "\n " * 20 + "</p>"
+            "<p>plain ascii text</p><p>déjà vu</p><p>  two  spaces\n</p><p>a<b>b</b>c</p><p>\u4e2d\u6587 and é</p>"
+            "<p>\U0001f600 x \u00a0 y</p><p>\u3000wide\u3000</p><p>x<br>y</p><p> </p>" + "z" * 300 + "</div></body>")
+    page = parse_page(html.encode())
+    for style in ("paper", "qualified"):
+        assert segment(page, style).blocks == _reference_segment(page.root, style).blocks
 
 
 @pytest.mark.parametrize("pieces", [
@@ -462,3 +544,66 @@ def test_hidden_elements_are_not_segmented(attrs, hidden, impl):
 def test_a_hidden_body_is_still_segmented(impl):
     assert tree(b"<html><body style='display:none'><p>Shown once the script ran.</p></body></html>").render(0) == (
         "Shown once the script ran.")
+
+
+_STYLE_BITS = ["display", "DiSpLaY", "visibility", "VISIBILITY", ":", " ", "\t", "\n", "\r", "\f", "\v", "none", "NONE",
+               "hidden", "Hidden", ";", "-", "x", "é", "\u017f", "\u212a", "block", "&#10;", "&amp;"]
+_CSS_SPACE = st.lists(st.sampled_from([" ", "\t", "\n", "\r", "\f", "\v", "&#10;", "\u00a0"]), max_size=2).map("".join)
+#: a declaration near one that hides (property, space, colon, space, value: each drawn to match or nearly), or junk
+_STYLES = st.one_of(
+    st.tuples(st.sampled_from(["", "x-", "color:red;", "é"]),
+              st.sampled_from(["display", "DiSpLaY", "displa", "visibility", "VISIBILITY", "visibilit\u0131"]),
+              _CSS_SPACE, st.sampled_from([":", "", "=", "::"]), _CSS_SPACE,
+              st.sampled_from(["none", "NONE", "\u017fone", "hidden", "HiDdEn", "hidde", "block", "&amp;"]),
+              st.sampled_from(["", ";", "!important", "x"])).map("".join),
+    st.lists(st.sampled_from(_STYLE_BITS), max_size=10).map("".join))
+
+
+@pytest.mark.skipif(not __import__("fce.blocks").blocks.ACCELERATED, reason="the compiled walk is not built")
+@settings(max_examples=200, deadline=None)
+@given(styles=st.lists(_STYLES, min_size=1, max_size=6),
+       aria=st.lists(st.sampled_from([None, "true", "TRUE", "false", "", "true "]), min_size=6, max_size=6),
+       classes=st.lists(st.sampled_from([None, "", "fallback-image", "x fallback-images", "fallback"]), min_size=6,
+                        max_size=6),
+       keep_entities=st.booleans())
+def test_the_compiled_visibility_test_is_is_hidden(styles, aria, classes, keep_entities):
+    # the compiled walk tests visibility itself (fce/_segment.pyx: _hidden, _style_hides): on random styles, ARIA
+    # values and classes it hides exactly what fce.blocks.is_hidden hides; with entity references kept (an XML
+    # tree), values split over several nodes go to is_hidden
+    from lxml import etree
+
+    from fce import blocks
+
+    divs = []
+    for i, style in enumerate(styles):
+        attrs = f' style="{style}"'
+        if aria[i] is not None:
+            attrs += f' aria-hidden="{aria[i]}"'
+        if classes[i] is not None:
+            attrs += f' class="{classes[i]}"'
+        divs.append(f"<div{attrs}><p>text {i}</p></div>")
+    body = "".join(divs).replace("&amp;", "&e;" if keep_entities else "&amp;")
+    if keep_entities:  # (XML has no form feed nor vertical tab)
+        body = body.replace("\f", "").replace("\v", "")
+        root = etree.fromstring(f'<!DOCTYPE body [<!ENTITY e "none">]><body>{body}</body>'.encode(),
+                                etree.XMLParser(resolve_entities=False))
+    else:
+        root = parse_page(f"<body>{body}</body>".encode()).root
+    want = [blocks.is_hidden(el) for el in root.iter("div")]
+    compiled = blocks.segment_element(root, "qualified")
+    assert [f"text {i}" not in compiled.render(0) for i in range(len(styles))] == want
+    assert compiled.blocks == _reference_segment(root, "qualified").blocks
+
+
+def test_another_hidden_style_goes_to_is_hidden(monkeypatch, reconfigured, impl):
+    # the compiled walk tests visibility in C only for the pattern it implements; any other is asked of is_hidden
+    import re
+
+    from fce import blocks
+
+    monkeypatch.setattr(blocks, "HIDDEN_STYLE", re.compile(r"color\s*:\s*red", re.IGNORECASE))
+    reconfigured()
+    html = b"<body><div style='COLOR: red'><p>red</p></div><div style='display:none'><p>none</p></div></body>"
+    t = tree(html)
+    assert t.render(0) == "none"
+    assert t.blocks == _reference_segment(parse_page(html).root, "qualified").blocks
