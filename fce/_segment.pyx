@@ -542,6 +542,9 @@ cdef struct BlockInfo:
     Py_ssize_t n_children
     Py_ssize_t n_parts   # text pieces and sub-blocks
     Py_ssize_t n_texts   # text pieces
+    Py_ssize_t part_start  # the parts of the block and of its sub-blocks, at any depth, are the builder's parts
+    Py_ssize_t part_end    # [part_start, part_end): the walk appends them while the block is open
+    Py_ssize_t end       # one past the block's last descendant (0 while the block is open)
     long counts[6]  # links, images, scripts, forms, iframes, link_chars (fce.blocks.Block's count fields)
 
 
@@ -559,6 +562,7 @@ cdef class _Builder:
     cdef Part* parts
     cdef Py_ssize_t n_parts, parts_cap
     cdef list paths, tags
+    cdef list indices  # list(range(size)), made on first use (_indices)
 
     def __cinit__(self):
         self.cap = 256
@@ -621,9 +625,150 @@ cdef class _Builder:
             info.depth = self.items[parent].depth + 1
             self.items[parent].n_children += 1
             self._part(parent).child = idx
+        info = &self.items[idx]  # (_part may not move items, but keep the pointer honest)
+        info.part_start = self.n_parts
         self.paths.append(path)
         self.tags.append(tag)
         return idx
+
+    cdef inline void close(self, Py_ssize_t idx) noexcept:
+        """The end of block ``idx``: its sub-blocks and parts are all in."""
+        self.items[idx].part_end = self.n_parts
+        self.items[idx].end = self.size
+
+    # -- the tree column-wise (fce.blocks.BlockTree over a compiled segmentation) --------------------------------
+
+    def __len__(self):
+        return self.size
+
+    def blocks(self):
+        """The Block tuples (``fce.blocks.BlockTree.blocks``), built now."""
+        cdef int was_enabled = PyGC_Disable()
+        try:
+            return _freeze(self)
+        finally:
+            if was_enabled:
+                PyGC_Enable()
+
+    cdef list _indices(self):
+        """``list(range(size))``, made once: a block's index is one int object wherever it appears."""
+        if self.indices is None:
+            self.indices = list(range(self.size))
+        return self.indices
+
+    def columns(self):
+        """``(paths, tags, parents, depths, ends, text_lengths, commas, link_chars)`` — ``fce.blocks.Columns``.
+        A text length is that of the block's own text (``len(Block.text)``), counted without building it."""
+        cdef Py_ssize_t n = self.size, i
+        cdef list indices = self._indices()
+        cdef list parents = [-1] * n, depths = [0] * n, ends = [0] * n, link_chars = [0] * n
+        cdef list lengths = [0] * n, commas = [0] * n
+        cdef BlockInfo* info
+        cdef Py_ssize_t* counted = <Py_ssize_t*>calloc(2 * n + 1, sizeof(Py_ssize_t))
+        if counted is NULL:
+            raise MemoryError()
+        try:
+            _own_text_counts(self, counted, counted + n)
+            for i in range(n):
+                info = &self.items[i]
+                if info.parent >= 0:
+                    parents[i] = <object>PyList_GET_ITEM(indices, info.parent)
+                depths[i] = info.depth
+                ends[i] = info.end
+                if counted[i]:
+                    lengths[i] = counted[i]
+                if counted[n + i]:
+                    commas[i] = counted[n + i]
+                if info.counts[5]:
+                    link_chars[i] = info.counts[5]
+        finally:
+            free(counted)
+        return self.paths, self.tags, parents, depths, ends, lengths, commas, link_chars
+
+    def children(self):
+        """Per block, the tuple of its sub-blocks' indices (``Block.children``)."""
+        cdef Py_ssize_t n = self.size, i, up
+        cdef list indices = self._indices()
+        cdef list out = [()] * n
+        cdef Py_ssize_t* fill = <Py_ssize_t*>calloc(n + 1, sizeof(Py_ssize_t))
+        if fill is NULL:
+            raise MemoryError()
+        try:
+            for i in range(n):
+                if self.items[i].n_children:
+                    out[i] = PyTuple_New(self.items[i].n_children)
+            for i in range(1, n):  # sub-blocks in document order: indices ascend
+                up = self.items[i].parent
+                _set(<object>PyList_GET_ITEM(out, up), fill[up], <object>PyList_GET_ITEM(indices, i))
+                fill[up] += 1
+        finally:
+            free(fill)
+        return out
+
+    def pieces(self, Py_ssize_t index, keep, list visited, inline_tags):
+        """``fce.blocks.BlockTree.pieces``: the text pieces of block ``index`` with its sub-blocks in document
+        order, a line break around every non-inline block; sub-blocks whose index ``keep`` refuses are left out
+        (with theirs); the indices of the blocks whose text went in appended to ``visited`` (when not None).
+
+        One pass over the builder's parts from the block's first to its last: those of a block and its sub-blocks
+        are contiguous (appended while it was open), so a refused sub-block is passed over by jumping to its end."""
+        cdef list out = []
+        cdef list indices = self._indices()
+        cdef list tags = self.tags
+        cdef Py_ssize_t k, stop, c, top = 0
+        cdef Part* part
+        cdef Py_ssize_t* stack
+        cdef str sep
+        if index < 0 or index >= self.size:
+            raise IndexError(index)
+        stack = <Py_ssize_t*>malloc((self.items[index].end - index + 1) * sizeof(Py_ssize_t))
+        if stack is NULL:
+            raise MemoryError()
+        try:
+            if visited is not None:
+                visited.append(<object>PyList_GET_ITEM(indices, index))
+            sep = "" if <object>PyList_GET_ITEM(tags, index) in inline_tags else "\n"
+            out.append(sep)
+            stack[0] = index
+            k = self.items[index].part_start
+            stop = self.items[index].part_end
+            while k < stop:
+                while self.items[stack[top]].part_end <= k:  # blocks whose parts are all out: their closing break
+                    out.append("" if <object>PyList_GET_ITEM(tags, stack[top]) in inline_tags else "\n")
+                    top -= 1
+                part = &self.parts[k]
+                if part.text is not NULL:
+                    out.append(<object>part.text)
+                    k += 1
+                    continue
+                c = part.child
+                if keep is not None and not keep(<object>PyList_GET_ITEM(indices, c)):
+                    k = self.items[c].part_end
+                    continue
+                if visited is not None:
+                    visited.append(<object>PyList_GET_ITEM(indices, c))
+                out.append("" if <object>PyList_GET_ITEM(tags, c) in inline_tags else "\n")
+                top += 1
+                stack[top] = c
+                k = self.items[c].part_start
+            while top >= 0:
+                out.append("" if <object>PyList_GET_ITEM(tags, stack[top]) in inline_tags else "\n")
+                top -= 1
+        finally:
+            free(stack)
+        return out
+
+
+def segment(cetree._Element root, bint qualified):
+    """The segmentation of ``fce.blocks.segment_element(root, …)`` for an element root, as the walk left it: the
+    object ``fce.blocks.BlockTree`` reads column-wise and turns into ``Block`` tuples only when asked (GC paused
+    during the walk, as in :func:`segment_blocks`)."""
+    cdef int was_enabled = PyGC_Disable()
+    try:
+        return _walk(root, qualified)
+    finally:
+        if was_enabled:
+            PyGC_Enable()
 
 
 def segment_blocks(cetree._Element root, bint qualified):
@@ -665,6 +810,7 @@ cdef _Builder _walk(cetree._Element root, bint qualified):
             if kind == K_BLOCK:
                 if current == 0:
                     break  # the document root's end: its tail is not in the page
+                b.close(current)
                 current = b.items[current].parent  # the block that was open when this one opened
             elif kind == K_A and link_depth and _attr_present(up, b"href"):
                 link_depth -= 1
@@ -715,6 +861,9 @@ cdef _Builder _walk(cetree._Element root, bint qualified):
                 b.items[current].counts[5] += _collapsed_len(text)
         up = node  # enter the element
         node = _next_element(node.children)
+    while current >= 0:  # the document root, and any block the walk ended inside of
+        b.close(current)
+        current = b.items[current].parent
     return b
 
 
@@ -905,6 +1054,46 @@ cdef str _own_text(tuple parts, Py_ssize_t n_texts, _Scratch* scratch):
     return PyUnicode_FromKindAndData(kind, scratch.buf, n) if n else ""
 
 
+cdef int _own_text_counts(_Builder b, Py_ssize_t* lengths, Py_ssize_t* commas) except -1:
+    """Per block, ``len(own text)`` and ``own text.count(",")`` (:func:`_own_text`) without building the texts: one
+    pass over all text pieces in document order, each block's pieces fed to its own count (whitespace runs are one
+    space between words, none at either end: a space is counted when a word follows it)."""
+    cdef Py_ssize_t n = b.size, k, i, length, o
+    cdef char* in_word = <char*>calloc(n + 1, 1)
+    cdef Part* part
+    cdef object piece
+    cdef int kind
+    cdef void* data
+    cdef Py_UCS4 ch
+    if in_word is NULL:
+        raise MemoryError()
+    try:
+        for k in range(b.n_parts):
+            part = &b.parts[k]
+            if part.text is NULL:
+                continue
+            o = part.owner
+            piece = <object>part.text
+            length = PyUnicode_GET_LENGTH(piece)
+            kind = PyUnicode_KIND(piece)
+            data = PyUnicode_DATA(piece)
+            for i in range(length):
+                ch = PyUnicode_READ(kind, data, i)
+                if Py_UNICODE_ISSPACE(ch):
+                    in_word[o] = 0
+                    continue
+                if not in_word[o]:
+                    if lengths[o]:
+                        lengths[o] += 1  # the space before this word
+                    in_word[o] = 1
+                lengths[o] += 1
+                if ch == 44:  # ","
+                    commas[o] += 1
+    finally:
+        free(in_word)
+    return 0
+
+
 def own_texts(list parts):
     """Own text of every block given its parts (:func:`_own_text`), for the tests."""
     cdef list out = []
@@ -1082,35 +1271,6 @@ cdef object _attr_value(xmlNode* node, const char* name, _ElementOf owner):
 
 # -- rendering (fce.blocks.BlockTree.pieces and fce.blocks.join_pieces) ---------------------------------------------
 
-def pieces(tuple blocks, Py_ssize_t index, keep, list visited, inline_tags):
-    """``BlockTree.pieces``: the text pieces of ``blocks[index]`` with its sub-blocks in document order, a line
-    break around every non-inline block; sub-blocks for which ``keep(block)`` is false left out; the indices of
-    the blocks whose text went in appended to ``visited`` (when not None)."""
-    cdef list out = []
-    cdef list stack = [index]
-    cdef object item, block
-    cdef tuple parts
-    cdef str sep
-    cdef Py_ssize_t i
-    while stack:
-        item = stack.pop()
-        if type(item) is str:
-            out.append(item)
-            continue
-        block = blocks[<Py_ssize_t>item]
-        if <Py_ssize_t>item != index and keep is not None and not keep(block):
-            continue
-        if visited is not None:
-            visited.append(item)
-        sep = "" if (<tuple>block)[2] in inline_tags else "\n"
-        stack.append(sep)
-        parts = <tuple>(<tuple>block)[6]
-        for i in range(len(parts) - 1, -1, -1):
-            stack.append(parts[i])
-        stack.append(sep)
-    return out
-
-
 def join_pieces(pieces):
     """``fce.blocks.join_pieces``: the pieces joined, whitespace runs inside each line collapsed to one space
     (``str.split()``'s whitespace, ``Py_UNICODE_ISSPACE``), lines stripped, empty lines dropped."""
@@ -1144,51 +1304,30 @@ def join_pieces(pieces):
         free(buf)
 
 
-def text_on_paths(tuple blocks, paths):
-    """``(characters of own text on blocks whose path is in paths, characters of own text)`` — the two sums of
-    ``fce.detect.Detector.fit_score``."""
-    cdef Py_ssize_t known = 0, total = 0, n
-    cdef object block
-    for block in blocks:
-        n = len(<str>(<tuple>block)[7])
-        if n:
-            total += n
-            if (<tuple>block)[1] in paths:
-                known += n
-    return known, total
-
-
-def subtree_sums(tuple blocks, inline_tags):
-    """``fce.blocks.subtree_sums``: per block, characters of own text and of link text in its whole subtree, and
-    characters and commas of its paragraph (own text plus inline sub-blocks), in one bottom-up pass."""
-    cdef Py_ssize_t n = len(blocks), i, up, own
-    cdef object block
-    cdef str text
+def subtree_sums(list parents, list tags, list lengths, list commas, list link_chars, inline_tags):
+    """``fce.blocks.subtree_sums`` over a tree's columns: per block, characters of own text and of link text in its
+    whole subtree, and characters and commas of its paragraph (own text plus inline sub-blocks), bottom-up."""
+    cdef Py_ssize_t n = len(parents), i, up
     cdef long* sums = <long*>calloc(4 * n + 1, sizeof(long))
     cdef long* chars = sums
     cdef long* links = sums + n
     cdef long* para = sums + 2 * n
-    cdef long* commas = sums + 3 * n
+    cdef long* comma = sums + 3 * n
     if sums is NULL:
         raise MemoryError()
     try:
-        for i in range(n - 1, -1, -1):
-            block = blocks[i]
-            text = <str>(<tuple>block)[7]
-            own = len(text)
-            chars[i] += own
-            links[i] += <long>(<tuple>block)[13]
-            para[i] += own
-            if own:
-                commas[i] += text.count(",")
-            up = <Py_ssize_t>(<tuple>block)[3]
-            if up >= 0:
-                chars[up] += chars[i]
-                links[up] += links[i]
-                if (<tuple>block)[2] in inline_tags:
-                    para[up] += para[i]
-                    commas[up] += commas[i]
+        for i in range(n):
+            chars[i] = para[i] = <long><object>PyList_GET_ITEM(lengths, i)
+            links[i] = <long><object>PyList_GET_ITEM(link_chars, i)
+            comma[i] = <long><object>PyList_GET_ITEM(commas, i)
+        for i in range(n - 1, 0, -1):
+            up = <Py_ssize_t><object>PyList_GET_ITEM(parents, i)
+            chars[up] += chars[i]
+            links[up] += links[i]
+            if <object>PyList_GET_ITEM(tags, i) in inline_tags:
+                para[up] += para[i]
+                comma[up] += comma[i]
         return ([chars[i] for i in range(n)], [links[i] for i in range(n)], [para[i] for i in range(n)],
-                [commas[i] for i in range(n)])
+                [comma[i] for i in range(n)])
     finally:
         free(sums)

@@ -296,8 +296,6 @@ class BlockTree:
         """The text pieces :meth:`render` joins."""
         if self._seg is not None:
             return self._seg.pieces(index, keep, visited, INLINE_BLOCK_TAGS)  # type: ignore[attr-defined,no-any-return]
-        if _ACCEL is not None:
-            return _ACCEL.pieces(self.blocks, index, None if keep is None else (lambda b: keep(b[0])), visited, INLINE_BLOCK_TAGS)  # type: ignore[no-any-return]  # TEMP
         out: list[str] = []
         stack: list[str | int] = [index]
         blocks = self.blocks
@@ -343,6 +341,9 @@ def subtree_sums(tree: BlockTree, inline_tags: frozenset[str] = INLINE_BLOCK_TAG
     of text and of link text in its whole subtree; characters and commas of its paragraph (its own text plus its
     sub-blocks of ``inline_tags``)."""
     cols = tree.columns
+    if _ACCEL is not None:
+        return _ACCEL.subtree_sums(cols.parents, cols.tags, cols.text_lengths,  # type: ignore[no-any-return]
+                                   cols.commas, cols.link_chars, inline_tags)
     parents, tags = cols.parents, cols.tags
     chars = list(cols.text_lengths)
     links = list(cols.link_chars)
@@ -408,7 +409,7 @@ def segment_element(root: object, path_style: str = DEFAULT_PATH_STYLE) -> Block
         raise ValueError(f"path_style must be one of {PATH_STYLES}, not {path_style!r}")
     qualified = path_style == "qualified"
     if _ACCEL is not None and isinstance(root, etree._Element) and root.tag.__class__ is str:
-        return BlockTree(_ACCEL.segment_blocks(root, qualified))
+        return BlockTree._of_segmentation(_ACCEL.segment(root, qualified))
     return _segment_python(root, qualified)
 
 

@@ -345,6 +345,17 @@ _FOREIGN_PREFIX_LOOSE = re.compile(
 )
 
 
+def _may_have_foreign_prefix(data: bytes) -> bool:
+    """Whether :data:`_FOREIGN_PREFIX_LOOSE` matches ``data``, tried only where ``xmlns:`` occurs (found by
+    ``bytes.find``: a regex search for it reads every byte in Python's regex engine, a tenth of a parse)."""
+    at = data.find(b"xmlns:")
+    while at >= 0:
+        if _FOREIGN_PREFIX_LOOSE.match(data, at) is not None:
+            return True
+        at = data.find(b"xmlns:", at + 6)
+    return False
+
+
 def _has_control_bytes(head: bytes) -> bool:
     return len(head.translate(None, _CONTROL_BYTES)) != len(head)
 #: Single-byte codecs of the WHATWG Encoding Standard that read every byte 0x00–0x7F as that ASCII character (each
@@ -391,7 +402,7 @@ def _parse_clean_utf8(data: bytes, declared: str | None, *, url: str | None, sou
         _CLEAN_START.match(data, 0, SNIFF_BYTES) is None  # markup in the sample: not empty, not JSON, no <?xml
         or _has_control_bytes(data[:4 * SNIFF_BYTES])
         or b"\x00" in data
-        or (b"xmlns:" in data and _FOREIGN_PREFIX_LOOSE.search(data) is not None)  # renamed, found in the text
+        or _may_have_foreign_prefix(data)  # renamed, found in the text
         # a run of bytes without "<" holds a tag as long as a run of characters would
         or (_may_have_long_tag(data) and _LONG_TAG_BYTES.search(data) is not None)
         or (encoding == "utf-8" and not _is_utf8(data))

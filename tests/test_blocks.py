@@ -428,7 +428,21 @@ def test_the_compiled_walk_gives_the_python_loops_blocks(body, keep_comments):
     finally:
         blocks._ACCEL = accel
     for style in blocks.PATH_STYLES:
-        assert compiled[style].blocks == python[style].blocks
+        assert_same_tree(compiled[style], python[style])
+
+
+def assert_same_tree(compiled, python):
+    """The compiled segmentation read every way a BlockTree can be read (columns, children, rendering with and
+    without a ``keep``) gives what the Python one gives (its columns derived from its blocks)."""
+    assert compiled.blocks == python.blocks
+    assert compiled.columns == python.columns
+    assert compiled.children == python.children
+    for i in range(len(python)):
+        for keep in (None, lambda k: k % 3 != 1, lambda k: python[k].tag != "span"):
+            got, want = [], []
+            assert compiled.pieces(i, keep, got) == python.pieces(i, keep, want)
+            assert got == want
+            assert compiled.render(i, keep) == python.render(i, keep)
 
 
 @pytest.mark.skipif(not __import__("fce.blocks").blocks.ACCELERATED, reason="the compiled walk is not built")
@@ -477,28 +491,34 @@ def test_compiled_join_pieces_is_the_python_one(pieces):
     assert blocks._ACCEL.join_pieces(pieces) == "\n".join(filter(None, [" ".join(line.split()) for line in lines]))
 
 
-@pytest.mark.parametrize("html", TRICKY_PAGES, ids=range(len(TRICKY_PAGES)))
-def test_compiled_rendering_is_the_python_one(html, monkeypatch):
+@pytest.mark.parametrize("style", ["paper", "qualified"])
+@pytest.mark.parametrize("html", TRICKY_PAGES + [FIGURE_2], ids=range(len(TRICKY_PAGES) + 1))
+def test_compiled_trees_read_as_the_python_ones(html, style):
     from fce import blocks
 
     if blocks._ACCEL is None:
         pytest.skip("the compiled walk is not built")
-    t = segment(parse_page(html), "qualified")
+    page = parse_page(html)
+    compiled = blocks.segment_element(page.root, style)
+    python = blocks._segment_python(page.root, style == "qualified")
+    assert compiled._seg is not None and python._seg is None  # the two kinds of tree
+    assert_same_tree(compiled, python)
+    assert blocks.subtree_sums(compiled) == blocks.subtree_sums(python)
+    accel, blocks._ACCEL = blocks._ACCEL, None
+    try:
+        assert blocks.subtree_sums(python) == blocks.subtree_sums(compiled)  # the Python sums, on both
+    finally:
+        blocks._ACCEL = accel
 
-    def keep(i):
-        return i % 3 != 1
 
-    def render_all():
-        out = []
-        for i in range(len(t)):
-            for k in (None, keep):
-                visited = []
-                out.append((t.pieces(i, k, visited), t.render(i, k), visited))
-        return out
-
-    compiled = render_all()
-    monkeypatch.setattr(blocks, "_ACCEL", None)
-    assert compiled == render_all()
+def test_a_tree_builds_its_blocks_only_when_asked(impl):
+    t = segment(parse_page(FIGURE_2), "qualified")
+    if impl == "compiled":
+        assert t._blocks is None
+        assert t.render(0) and t.columns.text_lengths and t.children
+        assert t._blocks is None  # read column-wise: no Block built
+    assert [len(b.text) for b in t.blocks] == t.columns.text_lengths
+    assert t.blocks is t.blocks
 
 
 def test_text_on_paths_sums_own_text(impl):
