@@ -820,23 +820,46 @@ ctypedef fused _char:
     Py_UCS4
 
 
+cdef bint _latin1_space[256]  # Py_UNICODE_ISSPACE of U+0000…U+00FF, filled at import
+for _c in range(256):
+    _latin1_space[_c] = Py_UNICODE_ISSPACE(_c)
+
+
+cdef inline bint _ready_spaces(object piece) noexcept:
+    """Whether a text piece is one of the ready whitespace runs of :func:`_collect_text` (spaces only; not the
+    empty string, which is ``_spaces[0]`` too)."""
+    cdef Py_ssize_t length = PyUnicode_GET_LENGTH(piece)
+    return 0 < length <= SPACE_RUNS and PyTuple_GET_ITEM(_spaces, length) == <PyObject*>piece
+
+
 cdef Py_ssize_t _collapse(_char* buf, tuple parts) noexcept:
     """Write the text pieces of ``parts`` to ``buf`` with whitespace runs collapsed to one space and none at either
     end; a space is written only when a non-space follows it. Returns the length written."""
-    cdef Py_ssize_t n = 0, i
-    cdef bint pending = False
+    cdef Py_ssize_t n = 0, i, length
+    cdef bint pending = False, space
     cdef int kind
     cdef void* data
+    cdef Py_UCS1* latin1
     cdef Py_UCS4 ch
     cdef object piece
     for piece in parts:
         if type(piece) is not str:
             continue
+        if _ready_spaces(piece):
+            pending = n > 0
+            continue
         kind = PyUnicode_KIND(piece)
         data = PyUnicode_DATA(piece)
-        for i in range(PyUnicode_GET_LENGTH(piece)):
-            ch = PyUnicode_READ(kind, data, i)
-            if Py_UNICODE_ISSPACE(ch):
+        latin1 = <Py_UCS1*>data
+        length = PyUnicode_GET_LENGTH(piece)
+        for i in range(length):
+            if kind == PyUnicode_1BYTE_KIND:  # (the compiler takes this test out of the loop)
+                ch = latin1[i]
+                space = _latin1_space[ch]
+            else:
+                ch = PyUnicode_READ(kind, data, i)
+                space = Py_UNICODE_ISSPACE(ch)
+            if space:
                 pending = n > 0
             else:
                 if pending:
@@ -852,16 +875,17 @@ cdef bint _collapsed(str text) noexcept:
     """Whether ``" ".join(text.split())`` is ``text`` itself: no whitespace but single spaces between words."""
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
+    cdef Py_UCS1* latin1 = <Py_UCS1*>data
     cdef Py_ssize_t i, length = PyUnicode_GET_LENGTH(text)
     cdef Py_UCS4 ch
     cdef bint after_space = True  # a space at the start is not collapsed
     for i in range(length):
-        ch = PyUnicode_READ(kind, data, i)
+        ch = latin1[i] if kind == PyUnicode_1BYTE_KIND else PyUnicode_READ(kind, data, i)
         if ch == 32:
             if after_space:
                 return False
             after_space = True
-        elif Py_UNICODE_ISSPACE(ch):
+        elif (_latin1_space[ch] if ch < 256 else Py_UNICODE_ISSPACE(ch)):
             return False
         else:
             after_space = False
@@ -870,10 +894,11 @@ cdef bint _collapsed(str text) noexcept:
 
 cdef str _own_text(tuple parts, Py_ssize_t n_texts, _Scratch* scratch):
     """A block's own text: its text pieces joined, whitespace collapsed to single spaces and stripped —
-    ``" ".join("".join(pieces).split())`` (``str.split()`` splits on ``Py_UNICODE_ISSPACE``, as here). A single
-    piece that is already so is the text itself; otherwise the text is written in the narrowest kind of string
-    its pieces have. ``scratch`` is a buffer reused from block to block (freed by the caller)."""
-    cdef Py_ssize_t total = 0, n, size
+    ``" ".join("".join(pieces).split())`` (``str.split()`` splits on ``Py_UNICODE_ISSPACE``, as here). Ready
+    whitespace runs (:func:`_collect_text`) only separate words; when one other piece remains and it is already
+    collapsed, it is the text itself; otherwise the text is written in the narrowest kind of string its pieces
+    have. ``scratch`` is a buffer reused from block to block (freed by the caller)."""
+    cdef Py_ssize_t total = 0, n, size, others = 0, spaces = 0
     cdef int kind = PyUnicode_1BYTE_KIND, piece_kind
     cdef object piece
     cdef str single = None
@@ -881,15 +906,22 @@ cdef str _own_text(tuple parts, Py_ssize_t n_texts, _Scratch* scratch):
     if n_texts == 0:
         return ""
     for piece in parts:
-        if type(piece) is str:
-            single = <str>piece
-            total += PyUnicode_GET_LENGTH(piece)
-            piece_kind = PyUnicode_KIND(piece)
-            if piece_kind > kind:
-                kind = piece_kind
-    if n_texts == 1 and _collapsed(single):
+        if type(piece) is not str:
+            continue
+        if _ready_spaces(piece):
+            spaces += 1
+            continue
+        others += 1
+        single = <str>piece
+        total += PyUnicode_GET_LENGTH(piece)
+        piece_kind = PyUnicode_KIND(piece)
+        if piece_kind > kind:
+            kind = piece_kind
+    if others == 0:
+        return ""
+    if others == 1 and _collapsed(single):
         return single
-    size = total * kind
+    size = (total + spaces) * kind  # each ready run writes at most one space
     if size > scratch.cap:
         grown = realloc(scratch.buf, max(size, 2 * scratch.cap))
         if grown is NULL:
