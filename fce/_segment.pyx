@@ -153,6 +153,16 @@ cdef tuple _classify(str tag):
     return (tag, kind, tag.encode("utf-8"))
 
 
+cdef inline bint _same_string(const char* a, const char* b) noexcept nogil:
+    """``strcmp(a, b) == 0`` inline (tag and attribute names are a few bytes long: cheaper than the call)."""
+    while a[0] == b[0]:
+        if a[0] == 0:
+            return True
+        a += 1
+        b += 1
+    return False
+
+
 cdef inline tuple _tag_of(xmlNode* node):
     """(tag, kind) of an element node; the tag spelled as lxml spells ``el.tag`` (``{uri}name`` in a namespace)."""
     cdef bytes name
@@ -164,7 +174,7 @@ cdef inline tuple _tag_of(xmlNode* node):
     cdef size_t slot = (<uintptr_t>node.name >> 3) % NAME_SLOTS
     if _slot_name[slot] == node.name and _slot_entry[slot] is not NULL:
         entry = <tuple>_slot_entry[slot]
-        if strcmp(<const char*>node.name, <const char*><bytes>entry[2]) == 0:
+        if _same_string(<const char*>node.name, PyBytes_AS_STRING(<bytes>entry[2])):
             return entry
     name = <bytes>node.name
     entry = _kinds.get(name)
@@ -273,23 +283,6 @@ cdef str _collect_text(xmlNode* node):
                 k += 1
         cur = _text_or_skip(cur.next)
     return PyUnicode_DecodeUTF8(buf, total, NULL)
-
-
-cdef Py_ssize_t _collapsed_len(str text):
-    """``len(" ".join(text.split()))`` without building it: the characters of the words and one per gap."""
-    cdef int kind = PyUnicode_KIND(text)
-    cdef void* data = PyUnicode_DATA(text)
-    cdef Py_ssize_t i, n = 0, words = 0
-    cdef bint in_word = False
-    for i in range(PyUnicode_GET_LENGTH(text)):
-        if Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
-            in_word = False
-        else:
-            n += 1
-            if not in_word:
-                in_word = True
-                words += 1
-    return n + words - 1 if words else 0
 
 
 cdef class _ElementOf:
@@ -482,9 +475,9 @@ cdef str _path_of(str parent, xmlNode* node, str tag, bint qualified, _ElementOf
         while attr is not NULL:
             if attr.ns is NULL:
                 attr_name = <const char*>attr.name
-                if ident is NULL and attr_name[0] == b'i' and strcmp(attr_name, b"id") == 0:
+                if ident is NULL and attr_name[0] == b'i' and _same_string(attr_name, b"id"):
                     cacheable = _attr_text(attr, &ident)
-                elif classes is NULL and attr_name[0] == b'c' and strcmp(attr_name, b"class") == 0:
+                elif classes is NULL and attr_name[0] == b'c' and _same_string(attr_name, b"class"):
                     cacheable = _attr_text(attr, &classes)
                 if not cacheable:
                     break
@@ -876,7 +869,7 @@ cdef inline int _tail(_Builder b, xmlNode* node, Py_ssize_t current, Py_ssize_t 
     return 0
 
 
-cdef inline void _set(object tup, Py_ssize_t i, object value):
+cdef inline void _set(object tup, Py_ssize_t i, object value) noexcept:
     """Fill slot ``i`` of a new tuple (PyTuple_SET_ITEM steals the reference it is given)."""
     Py_INCREF(value)
     PyTuple_SET_ITEM(tup, i, value)
@@ -969,23 +962,70 @@ ctypedef fused _char:
     Py_UCS4
 
 
+cdef bint _latin1_space[256]  # Py_UNICODE_ISSPACE of U+0000…U+00FF, filled at import
+for _c in range(256):
+    _latin1_space[_c] = Py_UNICODE_ISSPACE(_c)
+
+
+cdef inline bint _ready_spaces(object piece) noexcept:
+    """Whether a text piece is one of the ready whitespace runs of :func:`_collect_text` (spaces only; not the
+    empty string, which is ``_spaces[0]`` too)."""
+    cdef Py_ssize_t length = PyUnicode_GET_LENGTH(piece)
+    return 0 < length <= SPACE_RUNS and PyTuple_GET_ITEM(_spaces, length) == <PyObject*>piece
+
+
+cdef Py_ssize_t _collapsed_len(str text) noexcept:
+    """``len(" ".join(text.split()))`` without building it: the characters of the words and one per gap."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_UCS1* latin1 = <Py_UCS1*>data
+    cdef Py_ssize_t i, n = 0, words = 0
+    cdef bint in_word = False, space
+    if _ready_spaces(text):
+        return 0
+    for i in range(PyUnicode_GET_LENGTH(text)):
+        if kind == PyUnicode_1BYTE_KIND:
+            space = _latin1_space[latin1[i]]
+        else:
+            space = Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i))
+        if space:
+            in_word = False
+        else:
+            n += 1
+            if not in_word:
+                in_word = True
+                words += 1
+    return n + words - 1 if words else 0
+
+
 cdef Py_ssize_t _collapse(_char* buf, tuple parts) noexcept:
     """Write the text pieces of ``parts`` to ``buf`` with whitespace runs collapsed to one space and none at either
     end; a space is written only when a non-space follows it. Returns the length written."""
-    cdef Py_ssize_t n = 0, i
-    cdef bint pending = False
+    cdef Py_ssize_t n = 0, i, length
+    cdef bint pending = False, space
     cdef int kind
     cdef void* data
+    cdef Py_UCS1* latin1
     cdef Py_UCS4 ch
     cdef object piece
     for piece in parts:
         if type(piece) is not str:
             continue
+        if _ready_spaces(piece):
+            pending = n > 0
+            continue
         kind = PyUnicode_KIND(piece)
         data = PyUnicode_DATA(piece)
-        for i in range(PyUnicode_GET_LENGTH(piece)):
-            ch = PyUnicode_READ(kind, data, i)
-            if Py_UNICODE_ISSPACE(ch):
+        latin1 = <Py_UCS1*>data
+        length = PyUnicode_GET_LENGTH(piece)
+        for i in range(length):
+            if kind == PyUnicode_1BYTE_KIND:  # (the compiler takes this test out of the loop)
+                ch = latin1[i]
+                space = _latin1_space[ch]
+            else:
+                ch = PyUnicode_READ(kind, data, i)
+                space = Py_UNICODE_ISSPACE(ch)
+            if space:
                 pending = n > 0
             else:
                 if pending:
@@ -1001,16 +1041,17 @@ cdef bint _collapsed(str text) noexcept:
     """Whether ``" ".join(text.split())`` is ``text`` itself: no whitespace but single spaces between words."""
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
+    cdef Py_UCS1* latin1 = <Py_UCS1*>data
     cdef Py_ssize_t i, length = PyUnicode_GET_LENGTH(text)
     cdef Py_UCS4 ch
     cdef bint after_space = True  # a space at the start is not collapsed
     for i in range(length):
-        ch = PyUnicode_READ(kind, data, i)
+        ch = latin1[i] if kind == PyUnicode_1BYTE_KIND else PyUnicode_READ(kind, data, i)
         if ch == 32:
             if after_space:
                 return False
             after_space = True
-        elif Py_UNICODE_ISSPACE(ch):
+        elif (_latin1_space[ch] if ch < 256 else Py_UNICODE_ISSPACE(ch)):
             return False
         else:
             after_space = False
@@ -1019,10 +1060,11 @@ cdef bint _collapsed(str text) noexcept:
 
 cdef str _own_text(tuple parts, Py_ssize_t n_texts, _Scratch* scratch):
     """A block's own text: its text pieces joined, whitespace collapsed to single spaces and stripped —
-    ``" ".join("".join(pieces).split())`` (``str.split()`` splits on ``Py_UNICODE_ISSPACE``, as here). A single
-    piece that is already so is the text itself; otherwise the text is written in the narrowest kind of string
-    its pieces have. ``scratch`` is a buffer reused from block to block (freed by the caller)."""
-    cdef Py_ssize_t total = 0, n, size
+    ``" ".join("".join(pieces).split())`` (``str.split()`` splits on ``Py_UNICODE_ISSPACE``, as here). Ready
+    whitespace runs (:func:`_collect_text`) only separate words; when one other piece remains and it is already
+    collapsed, it is the text itself; otherwise the text is written in the narrowest kind of string its pieces
+    have. ``scratch`` is a buffer reused from block to block (freed by the caller)."""
+    cdef Py_ssize_t total = 0, n, size, others = 0, spaces = 0
     cdef int kind = PyUnicode_1BYTE_KIND, piece_kind
     cdef object piece
     cdef str single = None
@@ -1030,15 +1072,22 @@ cdef str _own_text(tuple parts, Py_ssize_t n_texts, _Scratch* scratch):
     if n_texts == 0:
         return ""
     for piece in parts:
-        if type(piece) is str:
-            single = <str>piece
-            total += PyUnicode_GET_LENGTH(piece)
-            piece_kind = PyUnicode_KIND(piece)
-            if piece_kind > kind:
-                kind = piece_kind
-    if n_texts == 1 and _collapsed(single):
+        if type(piece) is not str:
+            continue
+        if _ready_spaces(piece):
+            spaces += 1
+            continue
+        others += 1
+        single = <str>piece
+        total += PyUnicode_GET_LENGTH(piece)
+        piece_kind = PyUnicode_KIND(piece)
+        if piece_kind > kind:
+            kind = piece_kind
+    if others == 0:
+        return ""
+    if others == 1 and _collapsed(single):
         return single
-    size = total * kind
+    size = (total + spaces) * kind  # each ready run writes at most one space
     if size > scratch.cap:
         grown = realloc(scratch.buf, max(size, 2 * scratch.cap))
         if grown is NULL:
@@ -1157,16 +1206,16 @@ cdef int _hidden(xmlNode* node) noexcept:
         if attr.ns is NULL:
             name = <const char*>attr.name
             if name[0] == b'h':
-                if strcmp(name, b"hidden") == 0:
+                if _same_string(name, b"hidden"):
                     return 1
             elif name[0] == b'a':
-                if aria is NULL and strcmp(name, b"aria-hidden") == 0:
+                if aria is NULL and _same_string(name, b"aria-hidden"):
                     aria = attr
             elif name[0] == b's':
-                if style is NULL and strcmp(name, b"style") == 0:
+                if style is NULL and _same_string(name, b"style"):
                     style = attr
             elif name[0] == b'c':
-                if classes is NULL and strcmp(name, b"class") == 0:
+                if classes is NULL and _same_string(name, b"class"):
                     classes = attr
         attr = attr.next
     if aria is not NULL:
@@ -1237,7 +1286,7 @@ cdef inline bint _may_hide(xmlNode* node) noexcept:
     while attr is not NULL:
         if attr.ns is NULL:
             name = <const char*>attr.name
-            if strcmp(name, b"style") == 0 or strcmp(name, b"hidden") == 0 or strcmp(name, b"aria-hidden") == 0:
+            if _same_string(name, b"style") or _same_string(name, b"hidden") or _same_string(name, b"aria-hidden"):
                 return True
         attr = attr.next
     return False
@@ -1246,7 +1295,7 @@ cdef inline bint _may_hide(xmlNode* node) noexcept:
 cdef inline bint _attr_present(xmlNode* node, const char* name) noexcept:
     cdef xmlAttr* attr = node.properties
     while attr is not NULL:
-        if attr.ns is NULL and strcmp(<const char*>attr.name, name) == 0:
+        if attr.ns is NULL and _same_string(<const char*>attr.name, name):
             return True
         attr = attr.next
     return False

@@ -331,7 +331,9 @@ def test_long_and_wide_text_runs(impl):
     html = ("<body><div>" + " " * 127 + "<p>" + " " * 128 + "</p>" + " " * 129 + "<p>" + " \n\t" * 50 + "</p>"
             "<p>" + "\n " * 20 + "</p>"
             "<p>plain ascii text</p><p>déjà vu</p><p>  two  spaces\n</p><p>a<b>b</b>c</p><p>\u4e2d\u6587 and é</p>"
-            "<p>\U0001f600 x \u00a0 y</p><p>\u3000wide\u3000</p><p>x<br>y</p><p> </p>" + "z" * 300 + "</div></body>")
+            "<p>\U0001f600 x \u00a0 y</p><p>\u3000wide\u3000</p><p>x<br>y</p><p> </p><p>a<b> </b>b</p>"
+            "<p>  <b>x</b>\n  y  <i>z</i>  </p><p>\n <b>one piece</b> </p><p>\n <b> two  spaces</b> </p>"
+            + "z" * 300 + "</div></body>")
     page = parse_page(html.encode())
     for style in ("paper", "qualified"):
         assert segment(page, style).blocks == _reference_segment(page.root, style).blocks
