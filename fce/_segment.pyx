@@ -5,10 +5,12 @@ The pure-Python segmentation asks lxml for every element of the page (``iterwalk
 per element, ``el.tag``/``el.text``/``el.tail``/``el.get`` each cross into C and back) and measured at about
 85 % Python bookkeeping (bench/README.md, "Profile"). This module reads the same tree in C through lxml's public
 C API (``lxml.includes.etreepublic``: the element's ``_c_node``) — element nodes, their text nodes and their
-attributes, the fields libxml2 documents in ``tree.h`` — keeps each block's parent, depth and counts in a C
-array, and builds the ``Block`` tuples at the end. Python objects are made only for what ends up in a block: tag
-names (once per distinct name), paths and their steps (through :mod:`fce.blocks`' shared cache), text pieces,
-own texts and the tuples.
+attributes, the fields libxml2 documents in ``tree.h`` — and keeps each block's parent, depth, counts and the
+range of its parts in C arrays (:class:`_Builder`). That builder is what :class:`fce.blocks.BlockTree` holds: it
+reads the tree column-wise from it (:meth:`_Builder.columns`, :meth:`_Builder.children`, :meth:`_Builder.pieces`)
+and asks for the ``Block`` tuples (:meth:`_Builder.blocks`) only when some code reads blocks — detection and
+``mainblock`` do not, and building and freeing the tuples, own texts and parts was half of segmentation's time.
+Python objects made by the walk: tag names (once per distinct name), paths (cached across pages), text pieces.
 
 It must give exactly what the Python loop gives — the Python loop is the definition, and ``tests/test_blocks.py``
 checks both against the reference segmentation — including the walk's quirks: only element nodes are visited

@@ -265,6 +265,9 @@ class BlockTree:
             self._children = kids
         return kids
 
+    def __reduce__(self) -> tuple[type[BlockTree], tuple[tuple[Block, ...]]]:
+        return BlockTree, (self.blocks,)  # pickled as its blocks (a compiled segmentation is not picklable)
+
     def __len__(self) -> int:
         if self._blocks is None:
             return len(self._seg)  # type: ignore[arg-type]

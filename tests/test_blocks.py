@@ -521,6 +521,10 @@ def test_a_tree_builds_its_blocks_only_when_asked(impl):
         assert t._blocks is None  # read column-wise: no Block built
     assert [len(b.text) for b in t.blocks] == t.columns.text_lengths
     assert t.blocks is t.blocks
+    import pickle
+
+    again = pickle.loads(pickle.dumps(t))
+    assert again.blocks == t.blocks and again.columns == t.columns and again.render(0) == t.render(0)
 
 
 def test_text_on_paths_sums_own_text(impl):
