@@ -224,7 +224,7 @@ def versions() -> str:
     out.append("segmentation " + ("compiled (fce._segment)" if blocks.ACCELERATED else "pure Python"))
     from fce import parse
 
-    out.append("UTF-8 check " + ("compiled (fce._utf8)" if parse.UTF8_CHECK_COMPILED else "by decoding"))
+    out.append("byte scans of the parse " + ("compiled (fce._scan)" if parse.SCANS_COMPILED else "in Python"))
     return ", ".join(out)
 
 

@@ -447,14 +447,14 @@ def methods() -> None:
         default = "  [default fallback]" if info.name == DEFAULT_FALLBACK else ""
         typer.echo(f"{info.name}{default}\n  {info.description}\n  paper: {info.paper}\n  params: {params}")
     from fce.blocks import ACCELERATED, NO_ACCEL_ENV
-    from fce.parse import UTF8_CHECK_COMPILED
+    from fce.parse import SCANS_COMPILED
 
     typer.echo("segmentation (all methods and templates): " + (
         "compiled (fce._segment)" if ACCELERATED
         else f"pure Python (fce._segment not built, or {NO_ACCEL_ENV} set; same output, slower)"))
-    typer.echo("UTF-8 check of the parse: " + (
-        "compiled (fce._utf8)" if UTF8_CHECK_COMPILED
-        else f"by decoding (fce._utf8 not built, or {NO_ACCEL_ENV} set; same output, slower)"))
+    typer.echo("byte scans of the parse (UTF-8 check, search): " + (
+        "compiled (fce._scan)" if SCANS_COMPILED
+        else f"Python (fce._scan not built, or {NO_ACCEL_ENV} set; same output, slower)"))
 
 
 @app.command()

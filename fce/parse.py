@@ -317,21 +317,25 @@ def _is_utf8_decoding(data: bytes) -> bool:
     return True
 
 
-def _load_utf8_check() -> Callable[[bytes], bool]:
-    """The compiled UTF-8 check (``fce/_utf8.pyx``), or decoding where it was not built or
-    ``FCE_NO_ACCEL`` (:data:`fce.blocks.NO_ACCEL_ENV`) is set."""
+def _find_bytes(data: bytes, needle: bytes, start: int = 0) -> int:
+    return data.find(needle, start)
+
+
+def _load_scans() -> tuple[Callable[[bytes], bool], Callable[[bytes, bytes, int], int]]:
+    """The compiled byte scans (``fce/_scan.pyx``: the UTF-8 check and ``memmem``), or decoding and
+    ``bytes.find`` where they were not built or ``FCE_NO_ACCEL`` (:data:`fce.blocks.NO_ACCEL_ENV`) is set."""
     if os.environ.get("FCE_NO_ACCEL", "") not in ("", "0"):
-        return _is_utf8_decoding
+        return _is_utf8_decoding, _find_bytes
     try:
-        from fce._utf8 import is_utf8  # type: ignore[import-not-found]
+        from fce._scan import find, is_utf8  # type: ignore[import-not-found]
     except ImportError:
-        return _is_utf8_decoding
-    return is_utf8  # type: ignore[no-any-return]
+        return _is_utf8_decoding, _find_bytes
+    return is_utf8, find
 
 
-_is_utf8 = _load_utf8_check()
-#: Whether the UTF-8 check runs compiled (``fce methods`` and the benchmarks report it).
-UTF8_CHECK_COMPILED = _is_utf8 is not _is_utf8_decoding
+_is_utf8, _find = _load_scans()
+#: Whether the byte scans run compiled (``fce methods`` and the benchmarks report it).
+SCANS_COMPILED = _is_utf8 is not _is_utf8_decoding
 
 #: The start of a page the byte-level path takes: ASCII whitespace, then a start tag, an end tag, a comment or a
 #: doctype (not ``<?``: an XML declaration is removed before parsing, on the text).
@@ -347,12 +351,13 @@ _FOREIGN_PREFIX_LOOSE = re.compile(
 
 def _may_have_foreign_prefix(data: bytes) -> bool:
     """Whether :data:`_FOREIGN_PREFIX_LOOSE` matches ``data``, tried only where ``xmlns:`` occurs (found by
-    ``bytes.find``: a regex search for it reads every byte in Python's regex engine, a tenth of a parse)."""
-    at = data.find(b"xmlns:")
+    ``memmem`` where compiled: a regex search for it reads every byte in Python's regex engine, a tenth of a parse,
+    and ``bytes.find`` takes 3–5 times memmem's time)."""
+    at = _find(data, b"xmlns:", 0)
     while at >= 0:
         if _FOREIGN_PREFIX_LOOSE.match(data, at) is not None:
             return True
-        at = data.find(b"xmlns:", at + 6)
+        at = _find(data, b"xmlns:", at + 6)
     return False
 
 
@@ -401,7 +406,7 @@ def _parse_clean_utf8(data: bytes, declared: str | None, *, url: str | None, sou
     if (
         _CLEAN_START.match(data, 0, SNIFF_BYTES) is None  # markup in the sample: not empty, not JSON, no <?xml
         or _has_control_bytes(data[:4 * SNIFF_BYTES])
-        or b"\x00" in data
+        or _find(data, b"\x00", 0) >= 0
         or _may_have_foreign_prefix(data)  # renamed, found in the text
         # a run of bytes without "<" holds a tag as long as a run of characters would
         or (_may_have_long_tag(data) and _LONG_TAG_BYTES.search(data) is not None)
@@ -530,13 +535,16 @@ def _limit_attributes(text: str) -> str:
 
 
 def _may_have_long_tag(text: str | bytes) -> bool:
-    """False when ``text`` has no tag of :data:`LONG_TAG_CHARS` characters, found in a few C calls: if every
-    window of ``LONG_TAG_CHARS // 2`` characters holds a ``<``, no ``<`` is followed by ``LONG_TAG_CHARS`` characters
-    without one. The regex scan it spares cost a tenth of a parse (it reads every character in Python's regex
-    engine); pages where a window has no ``<`` (a long script or text) are scanned as before."""
+    """False when ``text`` has no tag of :data:`LONG_TAG_CHARS` characters, found in a few C calls: a long tag is
+    ``<``, a letter and LONG_TAG_CHARS characters that are neither ``<`` nor ``>``, so it holds a whole aligned
+    window of ``LONG_TAG_CHARS // 2`` characters without either; if every window holds one of them, there is none.
+    The regex scan it spares cost a tenth of a parse (it reads every character in Python's regex engine); pages
+    where a window has neither (a long text or a script without comparisons) are scanned as before."""
     window = LONG_TAG_CHARS // 2
-    find, lt = text.find, "<" if isinstance(text, str) else b"<"
-    return any(find(lt, start, start + window) < 0 for start in range(0, len(text), window))  # type: ignore[arg-type]
+    find = text.find
+    lt, gt = ("<", ">") if isinstance(text, str) else (b"<", b">")
+    return any(find(lt, start, start + window) < 0 and find(gt, start, start + window) < 0  # type: ignore[arg-type]
+               for start in range(0, len(text), window))
 
 
 def _cut_attributes(match: re.Match[str]) -> str:

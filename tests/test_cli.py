@@ -374,9 +374,9 @@ def test_version_methods_and_help() -> None:
     from fce.blocks import ACCELERATED
 
     assert ("segmentation (all methods and templates): compiled" in methods) == ACCELERATED
-    from fce.parse import UTF8_CHECK_COMPILED
+    from fce.parse import SCANS_COMPILED
 
-    assert ("UTF-8 check of the parse: compiled" in methods) == UTF8_CHECK_COMPILED
+    assert ("byte scans of the parse (UTF-8 check, search): compiled" in methods) == SCANS_COMPILED
     assert "Usage" in run().output
     assert "eval" in run("--help").stdout  # registered from fce.evaluation.command
 

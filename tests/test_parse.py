@@ -219,7 +219,7 @@ def test_the_utf8_check_accepts_exactly_what_the_decoder_accepts(check):
     from fce import parse
 
     if check == "compiled":
-        is_utf8 = pytest.importorskip("fce._utf8").is_utf8
+        is_utf8 = pytest.importorskip("fce._scan").is_utf8
     else:
         is_utf8 = parse._is_utf8_decoding
 
@@ -241,15 +241,34 @@ def test_the_utf8_check_accepts_exactly_what_the_decoder_accepts(check):
     agrees()
 
 
-def test_the_compiled_utf8_check_is_built():
+def test_the_compiled_scans_are_built():
     # like the compiled segmentation (tests/test_blocks.py): the suite must not quietly test the fallback only
     import os
 
     from fce import parse
 
     if os.environ.get("FCE_NO_ACCEL", "") not in ("", "0"):
-        pytest.skip("FCE_NO_ACCEL is set")
-    assert parse._is_utf8 is not parse._is_utf8_decoding
+        assert not parse.SCANS_COMPILED
+        return
+    assert parse.SCANS_COMPILED, "fce._scan is not built: reinstall with a C compiler (pip install -e .)"
+
+
+@pytest.mark.parametrize("impl", ["compiled", "python"])
+def test_find_is_bytes_find(impl):
+    from fce import parse
+
+    find = pytest.importorskip("fce._scan").find if impl == "compiled" else parse._find_bytes
+    hay = b"<html xmlns:a='x'>xmlns xmlns:b</html>"
+    for needle in (b"xmlns:", b"xmlns", b"<", b"\x00", b"", b"</html>", b"</html>!", hay, hay + b"x"):
+        for start in (0, 1, 6, 20, len(hay) - 1, len(hay), len(hay) + 3):
+            assert find(hay, needle, start) == hay.find(needle, start), (needle, start)
+
+    @given(st.binary(max_size=30), st.binary(max_size=4), st.integers(0, 35))
+    @settings(max_examples=500, deadline=None)
+    def agrees(data, needle, start):
+        assert find(data, needle, start) == data.find(needle, start)
+
+    agrees()
 
 
 def test_many_attributes_are_cut():
@@ -262,18 +281,23 @@ def test_many_attributes_are_cut():
 @pytest.mark.parametrize("gap", [10, 16_383, 16_384, 16_385, 32_766, 32_767, 32_768, 32_769, 32_770, 40_000])
 @pytest.mark.parametrize("offset", [0, 1, 5_000, 16_383, 16_384, 30_000])
 @pytest.mark.parametrize("closed", [True, False])
-def test_long_tag_precheck_never_misses_a_long_tag(gap, offset, closed):
-    from fce.parse import _LONG_TAG, _may_have_long_tag
+@pytest.mark.parametrize("filler", ["x", "x>", "\u00e9"])
+def test_long_tag_precheck_never_misses_a_long_tag(gap, offset, closed, filler):
+    from fce.parse import _LONG_TAG, _LONG_TAG_BYTES, _may_have_long_tag
 
-    text = "<p>" + "x" * offset + "<a" + "b" * gap + (">" if closed else "") + "<i>" * 3 + "y" * 100
+    text = "<p>" + filler * offset + "<a" + "b" * gap + (">" if closed else "") + "<i>" * 3 + "y" * 100
     assert _may_have_long_tag(text) or _LONG_TAG.search(text) is None
+    data = text.encode()
+    assert _may_have_long_tag(data) or _LONG_TAG_BYTES.search(data) is None
 
 
 def test_long_tag_precheck_spares_the_scan_of_ordinary_pages():
     from fce.parse import _may_have_long_tag
 
     assert not _may_have_long_tag("<p>" + "<b>word</b> " * 50_000)
+    assert not _may_have_long_tag("<script>" + "if (a > b) c();" * 5_000 + "</script>")  # no "<", but ">"
     assert _may_have_long_tag("<p>" + "x" * 40_000)  # a long run without a tag is scanned
+    assert _may_have_long_tag(b"<p>" + b"x" * 40_000)
 
 
 def test_whitespace_only_bytes_are_empty():

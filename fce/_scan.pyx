@@ -1,18 +1,24 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
-"""Whether bytes are well-formed UTF-8, without decoding them (optional accelerator of :mod:`fce.parse`).
+"""Byte scans of :mod:`fce.parse`, compiled (optional accelerator): whether bytes are well-formed UTF-8, without
+decoding them, and where a byte string first occurs.
 
 :func:`fce.parse.parse_page` hands a UTF-8 page's bytes to libxml2 as they are; it only needs to know that they are
 valid UTF-8 (then the page is read as UTF-8, without the windows-1252 fallback). ``bytes.decode`` answers that by
 building the whole text as a Python string — for a page with a few curly quotes a two-byte-per-character copy of
-it — which cost a seventh of the parse. This loop reads the bytes once, eight ASCII bytes at a time.
+it. :func:`is_utf8` reads the bytes once, eight ASCII bytes at a time. Accepted is exactly what CPython's strict
+UTF-8 decoder accepts: the well-formed byte sequences of the Unicode Standard, Table 3-7 (no overlong forms, no
+surrogates U+D800–DFFF, nothing above U+10FFFF); ``tests/test_parse.py`` checks it against ``bytes.decode`` on
+random and boundary input.
 
-Accepted is exactly what CPython's strict UTF-8 decoder accepts: the well-formed byte sequences of the Unicode
-Standard, Table 3-7 (no overlong forms, no surrogates U+D800–DFFF, nothing above U+10FFFF);
-``tests/test_parse.py`` checks it against ``bytes.decode`` on random and boundary input.
+:func:`find` is ``bytes.find`` through the C library's ``memmem``, which skips through a page three to five times
+faster than CPython's two-way search does for a short needle (measured on msv-big9 pages: 8 µs against 24–42 µs).
 """
 
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
+
+cdef extern from "string.h" nogil:
+    void* memmem(const void* haystack, size_t haystacklen, const void* needle, size_t needlelen)
 
 
 def is_utf8(const unsigned char[::1] data not None):
@@ -81,3 +87,20 @@ cdef bint _valid(const unsigned char* s, Py_ssize_t n) noexcept nogil:
             return False
         i += 4
     return True
+
+
+def find(const unsigned char[::1] data not None, const unsigned char[::1] needle not None, Py_ssize_t start=0):
+    """``data.find(needle, start)`` for bytes (``start`` ≥ 0)."""
+    cdef Py_ssize_t n = data.shape[0], m = needle.shape[0]
+    cdef const void* at
+    if start < 0:
+        raise ValueError("start must be >= 0")
+    if m == 0:
+        return start if start <= n else -1
+    if start + m > n:
+        return -1
+    with nogil:
+        at = memmem(&data[start], n - start, &needle[0], m)
+    if at is NULL:
+        return -1
+    return <Py_ssize_t>(<const unsigned char*>at - &data[0])
