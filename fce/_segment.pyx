@@ -46,8 +46,6 @@ cdef extern from "Python.h":
     void PyObject_GC_UnTrack(void* op)
     ctypedef struct _TypeAlloc "PyTypeObject":  # the one slot of a type object used here
         PyObject* (*tp_alloc)(_TypeAlloc*, Py_ssize_t)
-    int PyGC_Disable()
-    int PyGC_Enable()
     int PyUnicode_2BYTE_KIND
     int PyUnicode_4BYTE_KIND
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
@@ -620,17 +618,8 @@ cdef class _Builder:
 
 
 def segment_blocks(cetree._Element root, bint qualified):
-    """The blocks of ``fce.blocks.segment_element(root, …)`` for an element root, as a tuple of ``Block``.
-
-    The cyclic GC is paused meanwhile (and restored as it was, also on an exception): the lists and tuples made
-    here hold only strings, ints and each other, so they can form no cycle, yet their allocations would trigger
-    collections (one of generation 0 every 700 allocations) that traverse them for nothing."""
-    cdef int was_enabled = PyGC_Disable()
-    try:
-        return _freeze(_walk(root, qualified))
-    finally:
-        if was_enabled:
-            PyGC_Enable()
+    """The blocks of ``fce.blocks.segment_element(root, …)`` for an element root, as a tuple of ``Block``."""
+    return _freeze(_walk(root, qualified))
 
 
 cdef _Builder _walk(cetree._Element root, bint qualified):

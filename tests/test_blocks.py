@@ -296,34 +296,6 @@ def test_cached_paths_are_the_paths(monkeypatch, reconfigured, size):
     assert "HTML.BODY.DIV[#main].P" in paths and "HTML.BODY.DIV[.main].P" in paths and "HTML.BODY.DIV.P" in paths
 
 
-@pytest.mark.skipif(not __import__("fce.blocks").blocks.ACCELERATED, reason="the compiled walk is not built")
-@pytest.mark.parametrize("enabled", [True, False])
-def test_the_walk_gives_the_cyclic_gc_back_as_it_was(monkeypatch, reconfigured, enabled):
-    # the compiled walk pauses the cyclic GC; it must restore the caller's setting, also when the walk raises
-    import gc
-
-    from fce import blocks
-
-    page = parse_page(b"<body><div class='fresh-name'><p>text</p></div></body>")
-
-    def failing_step(key):
-        raise RuntimeError("step")
-
-    was = gc.isenabled()
-    try:
-        (gc.enable if enabled else gc.disable)()
-        segment(page, "qualified")
-        assert gc.isenabled() == enabled
-        monkeypatch.setattr(blocks, "_qualified_step", failing_step)
-        monkeypatch.setattr(blocks, "_QUALIFIED_STEPS", {})
-        reconfigured()
-        with pytest.raises(RuntimeError, match="step"):
-            segment(page, "qualified")
-        assert gc.isenabled() == enabled
-    finally:
-        (gc.enable if was else gc.disable)()
-
-
 def test_long_and_wide_text_runs(impl):
     # text runs as the compiled walk reads them: whitespace-only runs shorter and longer than its table of ready
     # strings, ASCII runs copied as they are, UTF-8 runs decoded, runs with line breaks translated; own texts that
