@@ -88,14 +88,21 @@ cdef bytes _aria_exception = b""  # fce.blocks.ARIA_HIDDEN_EXCEPTION, UTF-8
 #: visibility in C only while ``fce.blocks.HIDDEN_STYLE`` is this one.
 C_HIDDEN_STYLE = r"display[ \t\n\r\f]*:[ \t\n\r\f]*none|visibility[ \t\n\r\f]*:[ \t\n\r\f]*hidden"
 cdef dict _kinds = {}          # tag name (bytes) -> (tag str, kind, name bytes)
+cdef dict _ns_kinds = {}       # tag of an element in a namespace ("{uri}name") -> (tag str, kind, name bytes)
 
 # (tag, kind) by the address of the node's name: libxml2's parsers intern element names in a dictionary that lxml
 # shares between the documents of a thread, so a site's few dozen names come back at the same addresses page after
-# page. Direct-mapped; an entry is used only when its name is still the same string (strcmp), so a freed and
-# reused address cannot mislead it.
+# page. Direct-mapped; a slot is used only when its name is still the same string, so a freed and reused address
+# cannot mislead it.
 DEF NAME_SLOTS = 1024
-cdef const_xmlChar* _slot_name[NAME_SLOTS]
-cdef PyObject* _slot_entry[NAME_SLOTS]  # borrowed from _kinds' values, which live until configure() runs again
+
+cdef struct NameSlot:
+    const_xmlChar* name  # the address of the node's name
+    const char* spelled  # the name, as the _kinds entry holds it
+    PyObject* tag        # borrowed from the _kinds entry (they live until configure() runs again)
+    int kind
+
+cdef NameSlot _slots[NAME_SLOTS]
 
 
 def configure(block_tags, skipped_tags, form_field_tags, media_tags, dict upper, dict steps, make_step, block_type,
@@ -106,7 +113,7 @@ def configure(block_tags, skipped_tags, form_field_tags, media_tags, dict upper,
     ARIA exception (``HIDDEN_STYLE``, ``ARIA_HIDDEN_EXCEPTION``): the walk tests visibility itself when the pattern
     is the one it implements (:data:`C_HIDDEN_STYLE`), and asks ``is_hidden`` otherwise."""
     global _block_tags, _skipped, _form_tags, _media_tags, _upper, _steps, _make_step, _kinds, _block_type
-    global _is_hidden, _never_hidden, _paths_limit, _hidden_in_c, _aria_exception
+    global _is_hidden, _never_hidden, _paths_limit, _hidden_in_c, _aria_exception, _ns_kinds
     _hidden_in_c = (getattr(hidden_style, "pattern", None) == C_HIDDEN_STYLE
                     and getattr(hidden_style, "flags", None) == _re.IGNORECASE | _re.ASCII)
     _aria_exception = aria_exception.encode("utf-8")
@@ -122,9 +129,9 @@ def configure(block_tags, skipped_tags, form_field_tags, media_tags, dict upper,
     if block_tags & skipped_tags:
         raise ValueError("a tag cannot both delimit blocks and be skipped")
     _upper, _steps, _make_step = upper, steps, make_step
+    memset(_slots, 0, sizeof(_slots))
     _kinds = {}
-    memset(_slot_name, 0, sizeof(_slot_name))
-    memset(_slot_entry, 0, sizeof(_slot_entry))
+    _ns_kinds = {}
 
 
 cdef tuple _classify(str tag):
@@ -161,27 +168,42 @@ cdef inline bint _same_string(const char* a, const char* b) noexcept nogil:
     return False
 
 
-cdef inline tuple _tag_of(xmlNode* node):
-    """(tag, kind) of an element node; the tag spelled as lxml spells ``el.tag`` (``{uri}name`` in a namespace)."""
+cdef inline int _kind_of(xmlNode* node, PyObject** tag) except -1:
+    """The kind of an element node (``Kind``), and in ``tag`` its tag spelled as lxml spells ``el.tag``
+    (``{uri}name`` in a namespace), borrowed from the table of kinds."""
+    cdef NameSlot* slot
+    if node.ns is NULL or node.ns.href is NULL:
+        slot = &_slots[(<uintptr_t>node.name >> 3) % NAME_SLOTS]
+        if slot.name == node.name and _same_string(<const char*>node.name, slot.spelled):
+            tag[0] = slot.tag
+            return slot.kind
+    return _kind_of_new(node, tag)
+
+
+cdef int _kind_of_new(xmlNode* node, PyObject** tag) except -1:
+    """:func:`_kind_of` for a name not in its slot: classified once per distinct name, then slotted."""
     cdef bytes name
-    cdef str tag
+    cdef str full
     cdef tuple entry
+    cdef NameSlot* slot
     if node.ns is not NULL and node.ns.href is not NULL:
-        tag = "{%s}%s" % (node.ns.href.decode("utf-8"), (<bytes>node.name).decode("utf-8"))
-        return _classify(tag)
-    cdef size_t slot = (<uintptr_t>node.name >> 3) % NAME_SLOTS
-    if _slot_name[slot] == node.name and _slot_entry[slot] is not NULL:
-        entry = <tuple>_slot_entry[slot]
-        if _same_string(<const char*>node.name, PyBytes_AS_STRING(<bytes>entry[2])):
-            return entry
+        full = "{%s}%s" % (node.ns.href.decode("utf-8"), (<bytes>node.name).decode("utf-8"))
+        entry = _ns_kinds.get(full)
+        if entry is None:
+            entry = _ns_kinds[full] = _classify(full)
+        tag[0] = <PyObject*>entry[0]
+        return entry[1]
     name = <bytes>node.name
     entry = _kinds.get(name)
     if entry is None:
-        entry = _classify(name.decode("utf-8"))
-        _kinds[name] = entry
-    _slot_name[slot] = node.name
-    _slot_entry[slot] = <PyObject*>entry
-    return entry
+        entry = _kinds[name] = _classify(name.decode("utf-8"))
+    slot = &_slots[(<uintptr_t>node.name >> 3) % NAME_SLOTS]
+    slot.name = node.name
+    slot.spelled = PyBytes_AS_STRING(<bytes>entry[2])
+    slot.tag = <PyObject*>entry[0]
+    slot.kind = entry[1]
+    tag[0] = slot.tag
+    return slot.kind
 
 
 cdef inline bint _is_text(xmlNode* node) noexcept nogil:
@@ -630,7 +652,7 @@ cdef _Builder _walk(cetree._Element root, bint qualified):
     cdef Py_ssize_t current, idx, link_depth = 0
     cdef int kind
     cdef str tag, text
-    cdef tuple entry
+    cdef PyObject* tagp
     cdef _ElementOf owner = _ElementOf(root)
 
     current = b.add(-1, "HTML", "html")
@@ -642,8 +664,7 @@ cdef _Builder _walk(cetree._Element root, bint qualified):
     while True:
         if node is NULL:
             # the end of ``up``: all of its children have been walked
-            entry = _tag_of(up)
-            kind = entry[1]
+            kind = _kind_of(up, &tagp)
             if kind == K_BLOCK:
                 if current == 0:
                     break  # the document root's end: its tail is not in the page
@@ -656,9 +677,8 @@ cdef _Builder _walk(cetree._Element root, bint qualified):
             node = _next_element(up.next)
             up = up.parent
             continue
-        entry = _tag_of(node)
-        tag = entry[0]
-        kind = entry[1]
+        kind = _kind_of(node, &tagp)
+        tag = <str>tagp  # a reference of its own (Python code may run below)
         if node.properties is not NULL and _hides(node, tag, owner):
             # not shown (fce.blocks.is_hidden): neither text nor counts; its tail is kept
             _tail(b, node, current, link_depth)
