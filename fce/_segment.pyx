@@ -5,10 +5,12 @@ The pure-Python segmentation asks lxml for every element of the page (``iterwalk
 per element, ``el.tag``/``el.text``/``el.tail``/``el.get`` each cross into C and back) and measured at about
 85 % Python bookkeeping (bench/README.md, "Profile"). This module reads the same tree in C through lxml's public
 C API (``lxml.includes.etreepublic``: the element's ``_c_node``) — element nodes, their text nodes and their
-attributes, the fields libxml2 documents in ``tree.h`` — keeps each block's parent, depth and counts in a C
-array, and builds the ``Block`` tuples at the end. Python objects are made only for what ends up in a block: tag
-names (once per distinct name), paths and their steps (through :mod:`fce.blocks`' shared cache), text pieces,
-own texts and the tuples.
+attributes, the fields libxml2 documents in ``tree.h`` — keeps each block's parent, depth, counts and parts in C
+arrays, and builds the ``Block`` tuples at the end. Python objects are made only for what ends up in a block: tag
+names (once per distinct name), paths (once per distinct parent path, tag, id and class: a cache of whole paths
+keyed by libxml2's bytes, in front of :mod:`fce.blocks`' step cache), text pieces (whitespace-only runs, most of
+a page's text, from a table of ready strings), own texts (the piece itself when it is one already collapsed) and
+the tuples. The visibility test (``fce.blocks.is_hidden``) runs in C too, for the style pattern it implements.
 
 It must give exactly what the Python loop gives — the Python loop is the definition, and ``tests/test_blocks.py``
 checks both against the reference segmentation — including the walk's quirks: only element nodes are visited
@@ -18,10 +20,11 @@ tail, exactly as in the Python loop; a skipped element's subtree is not entered 
 
 No libxml2 function is called (the module reads struct fields only), so it links against nothing but Python; the
 lxml headers are needed at build time only. Every set and table comes from :mod:`fce.blocks` through
-:func:`configure`, so the constants live in one place.
+:func:`configure`, so the constants live in one place (the visibility test checks that the pattern it is given is
+the one it implements, and leaves any other to ``is_hidden``).
 """
 
-from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING
+from cpython.bytes cimport PyBytes_AS_STRING
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.string cimport strlen, strcmp, memcmp, memcpy, strspn, strcspn, strstr
 
@@ -55,7 +58,6 @@ cdef extern from "Python.h":
     void* PyUnicode_DATA(object s)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)
     Py_ssize_t PyUnicode_GET_LENGTH(object s)
-    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
 
 # what a tag is to the walk (the branches of fce.blocks.segment_element, in their order)
 cdef enum Kind:
@@ -106,10 +108,10 @@ cdef NameSlot _slots[NAME_SLOTS]
 
 
 def configure(block_tags, skipped_tags, form_field_tags, media_tags, dict upper, dict steps, make_step, block_type,
-              is_hidden, never_hidden, Py_ssize_t cache_size, hidden_style, str aria_exception):
+              is_hidden, never_hidden, Py_ssize_t path_cache_size, hidden_style, str aria_exception):
     """Give the walk fce.blocks' tag sets, its table of upper-case path steps, its shared qualified-step cache, the
     function that fills it, the Block type, the visibility test, the tags it never applies to, the bound of the
-    path cache (``fce.blocks.STEP_CACHE_SIZE``; the cache is emptied), and the visibility test's style pattern and
+    path cache (``fce.blocks.PATH_CACHE_SIZE``; the cache is emptied), and the visibility test's style pattern and
     ARIA exception (``HIDDEN_STYLE``, ``ARIA_HIDDEN_EXCEPTION``): the walk tests visibility itself when the pattern
     is the one it implements (:data:`C_HIDDEN_STYLE`), and asks ``is_hidden`` otherwise."""
     global _block_tags, _skipped, _form_tags, _media_tags, _upper, _steps, _make_step, _kinds, _block_type
@@ -117,10 +119,10 @@ def configure(block_tags, skipped_tags, form_field_tags, media_tags, dict upper,
     _hidden_in_c = (getattr(hidden_style, "pattern", None) == C_HIDDEN_STYLE
                     and getattr(hidden_style, "flags", None) == _re.IGNORECASE | _re.ASCII)
     _aria_exception = aria_exception.encode("utf-8")
-    if cache_size < 1:
-        raise ValueError("cache_size must be at least 1")
+    if path_cache_size < 1:
+        raise ValueError("path_cache_size must be at least 1")
     _paths_clear()
-    _paths_limit = cache_size
+    _paths_limit = path_cache_size
     _is_hidden, _never_hidden = is_hidden, frozenset(never_hidden)
     if not (isinstance(block_type, type) and issubclass(block_type, tuple) and len(block_type._fields) == 14):
         raise TypeError("block_type must be fce.blocks.Block, a named tuple of 14 fields")
@@ -325,8 +327,8 @@ cdef class _ElementOf:
 # and ``class``: a block whose path is known costs one hash of those bytes — no id/class decoded to str, no key
 # tuple, no string concatenation. Every cached path object is the parent of its children's keys, so a site's paths
 # are shared objects. An entry holds a reference to its parent path, so a parent's address cannot be reused while
-# an entry names it. Open addressing, never deleting but all at once: bounded by ``fce.blocks.STEP_CACHE_SIZE``
-# entries like the step cache (cleared when full).
+# an entry names it. Open addressing, never deleting but all at once: at most ``fce.blocks.PATH_CACHE_SIZE``
+# entries (cleared when full, as the step cache is).
 
 cdef struct PathEntry:
     PyObject* parent     # the parent block's path (a held reference); NULL: the slot is empty
@@ -338,12 +340,13 @@ cdef struct PathEntry:
 cdef PathEntry* _paths_table = NULL
 cdef Py_ssize_t _paths_cap = 0      # a power of two, or 0 before the first entry
 cdef Py_ssize_t _paths_count = 0
-cdef Py_ssize_t _paths_limit = 0    # fce.blocks.STEP_CACHE_SIZE, from configure()
+cdef Py_ssize_t _paths_limit = 0    # fce.blocks.PATH_CACHE_SIZE, from configure()
 cdef char* _key = NULL              # the key of the block being looked up
 cdef Py_ssize_t _key_cap = 0
 
 cdef enum:
-    PATHS_FIRST_CAP = 1024  # slots first allocated (grown ×2 whenever half full: a site's paths fit in a few KB)
+    # slots first allocated, 40 KB (grown ×2 whenever half full: a site's ~1,200 paths take 4,096 slots)
+    PATHS_FIRST_CAP = 1024
     # key bytes after the tag name: an absent attribute, or a value (terminated by NUL, which libxml2's strings
     # cannot hold)
     KEY_ABSENT = 1
@@ -823,6 +826,7 @@ ctypedef fused _char:
 
 
 cdef bint _latin1_space[256]  # Py_UNICODE_ISSPACE of U+0000…U+00FF, filled at import
+cdef int _c
 for _c in range(256):
     _latin1_space[_c] = Py_UNICODE_ISSPACE(_c)
 

@@ -259,6 +259,7 @@ def test_step_cache_is_bounded(monkeypatch, reconfigured, impl):
     from fce import blocks
 
     monkeypatch.setattr(blocks, "STEP_CACHE_SIZE", 5)
+    monkeypatch.setattr(blocks, "PATH_CACHE_SIZE", 5)
     monkeypatch.setattr(blocks, "_QUALIFIED_STEPS", {})
     reconfigured()
     html = b"<body>" + b"".join(b"<div class='c%s'><p id='x%s'>t</p></div>" % (bytes([97 + i]), bytes([97 + i]))
@@ -266,7 +267,7 @@ def test_step_cache_is_bounded(monkeypatch, reconfigured, impl):
     page = parse_page(html)
     assert segment(page, "qualified").blocks == _reference_segment(page.root, "qualified").blocks
     assert 0 < len(blocks._QUALIFIED_STEPS) <= 5
-    if impl == "compiled":  # the compiled walk's cache of whole paths has the same bound
+    if impl == "compiled":  # the compiled walk's cache of whole paths is bounded too
         entries, bound = blocks._ACCEL.path_cache_size()
         assert bound == 5 and 0 < entries <= 5
 
@@ -279,7 +280,7 @@ def test_cached_paths_are_the_paths(monkeypatch, reconfigured, size):
     # the cache), in the other style in between, and with the cache cleared mid-page (size 1 and 3) gives the same
     from fce import blocks
 
-    monkeypatch.setattr(blocks, "STEP_CACHE_SIZE", size)
+    monkeypatch.setattr(blocks, "PATH_CACHE_SIZE", size)
     reconfigured()
     html = (b"<body><div id='main'><p>a</p></div><div class='main'><p>b</p></div><div id='' class=''><p>c</p></div>"
             b"<div><p>d</p></div><section id='main'><p class='main'>e</p></section>"
