@@ -10,7 +10,11 @@ range of its parts in C arrays (:class:`_Builder`). That builder is what :class:
 reads the tree column-wise from it (:meth:`_Builder.columns`, :meth:`_Builder.children`, :meth:`_Builder.pieces`)
 and asks for the ``Block`` tuples (:meth:`_Builder.blocks`) only when some code reads blocks — detection and
 ``mainblock`` do not, and building and freeing the tuples, own texts and parts was half of segmentation's time.
-Python objects made by the walk: tag names (once per distinct name), paths (cached across pages), text pieces.
+Python objects made by the walk: tag names (once per distinct name), paths (once per distinct parent path, tag,
+id and class: a cache of whole paths keyed by libxml2's bytes, in front of :mod:`fce.blocks`' step cache) and
+text pieces (whitespace-only runs, most of a page's text, from a table of ready strings); when the blocks are
+asked for, own texts (the piece itself when it is one already collapsed) and the tuples. The visibility test
+(``fce.blocks.is_hidden``) runs in C too, for the style pattern it implements.
 
 It must give exactly what the Python loop gives — the Python loop is the definition, and ``tests/test_blocks.py``
 checks both against the reference segmentation — including the walk's quirks: only element nodes are visited
@@ -20,10 +24,11 @@ tail, exactly as in the Python loop; a skipped element's subtree is not entered 
 
 No libxml2 function is called (the module reads struct fields only), so it links against nothing but Python; the
 lxml headers are needed at build time only. Every set and table comes from :mod:`fce.blocks` through
-:func:`configure`, so the constants live in one place.
+:func:`configure`, so the constants live in one place (the visibility test checks that the pattern it is given is
+the one it implements, and leaves any other to ``is_hidden``).
 """
 
-from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING
+from cpython.bytes cimport PyBytes_AS_STRING
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.string cimport strlen, strcmp, memcmp, memcpy, strspn, strcspn, strstr
 
@@ -48,8 +53,6 @@ cdef extern from "Python.h":
     void PyObject_GC_UnTrack(void* op)
     ctypedef struct _TypeAlloc "PyTypeObject":  # the one slot of a type object used here
         PyObject* (*tp_alloc)(_TypeAlloc*, Py_ssize_t)
-    int PyGC_Disable()
-    int PyGC_Enable()
     int PyUnicode_2BYTE_KIND
     int PyUnicode_4BYTE_KIND
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
@@ -59,7 +62,6 @@ cdef extern from "Python.h":
     void* PyUnicode_DATA(object s)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)
     Py_ssize_t PyUnicode_GET_LENGTH(object s)
-    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
 
 # what a tag is to the walk (the branches of fce.blocks.segment_element, in their order)
 cdef enum Kind:
@@ -92,32 +94,39 @@ cdef bytes _aria_exception = b""  # fce.blocks.ARIA_HIDDEN_EXCEPTION, UTF-8
 #: visibility in C only while ``fce.blocks.HIDDEN_STYLE`` is this one.
 C_HIDDEN_STYLE = r"display[ \t\n\r\f]*:[ \t\n\r\f]*none|visibility[ \t\n\r\f]*:[ \t\n\r\f]*hidden"
 cdef dict _kinds = {}          # tag name (bytes) -> (tag str, kind, name bytes)
+cdef dict _ns_kinds = {}       # tag of an element in a namespace ("{uri}name") -> (tag str, kind, name bytes)
 
 # (tag, kind) by the address of the node's name: libxml2's parsers intern element names in a dictionary that lxml
 # shares between the documents of a thread, so a site's few dozen names come back at the same addresses page after
-# page. Direct-mapped; an entry is used only when its name is still the same string (strcmp), so a freed and
-# reused address cannot mislead it.
+# page. Direct-mapped; a slot is used only when its name is still the same string, so a freed and reused address
+# cannot mislead it.
 DEF NAME_SLOTS = 1024
-cdef const_xmlChar* _slot_name[NAME_SLOTS]
-cdef PyObject* _slot_entry[NAME_SLOTS]  # borrowed from _kinds' values, which live until configure() runs again
+
+cdef struct NameSlot:
+    const_xmlChar* name  # the address of the node's name
+    const char* spelled  # the name, as the _kinds entry holds it
+    PyObject* tag        # borrowed from the _kinds entry (they live until configure() runs again)
+    int kind
+
+cdef NameSlot _slots[NAME_SLOTS]
 
 
 def configure(block_tags, skipped_tags, form_field_tags, media_tags, dict upper, dict steps, make_step, block_type,
-              is_hidden, never_hidden, Py_ssize_t cache_size, hidden_style, str aria_exception):
+              is_hidden, never_hidden, Py_ssize_t path_cache_size, hidden_style, str aria_exception):
     """Give the walk fce.blocks' tag sets, its table of upper-case path steps, its shared qualified-step cache, the
     function that fills it, the Block type, the visibility test, the tags it never applies to, the bound of the
-    path cache (``fce.blocks.STEP_CACHE_SIZE``; the cache is emptied), and the visibility test's style pattern and
+    path cache (``fce.blocks.PATH_CACHE_SIZE``; the cache is emptied), and the visibility test's style pattern and
     ARIA exception (``HIDDEN_STYLE``, ``ARIA_HIDDEN_EXCEPTION``): the walk tests visibility itself when the pattern
     is the one it implements (:data:`C_HIDDEN_STYLE`), and asks ``is_hidden`` otherwise."""
     global _block_tags, _skipped, _form_tags, _media_tags, _upper, _steps, _make_step, _kinds, _block_type
-    global _is_hidden, _never_hidden, _paths_limit, _hidden_in_c, _aria_exception
+    global _is_hidden, _never_hidden, _paths_limit, _hidden_in_c, _aria_exception, _ns_kinds
     _hidden_in_c = (getattr(hidden_style, "pattern", None) == C_HIDDEN_STYLE
                     and getattr(hidden_style, "flags", None) == _re.IGNORECASE | _re.ASCII)
     _aria_exception = aria_exception.encode("utf-8")
-    if cache_size < 1:
-        raise ValueError("cache_size must be at least 1")
+    if path_cache_size < 1:
+        raise ValueError("path_cache_size must be at least 1")
     _paths_clear()
-    _paths_limit = cache_size
+    _paths_limit = path_cache_size
     _is_hidden, _never_hidden = is_hidden, frozenset(never_hidden)
     if not (isinstance(block_type, type) and issubclass(block_type, tuple) and len(block_type._fields) == 14):
         raise TypeError("block_type must be fce.blocks.Block, a named tuple of 14 fields")
@@ -126,9 +135,9 @@ def configure(block_tags, skipped_tags, form_field_tags, media_tags, dict upper,
     if block_tags & skipped_tags:
         raise ValueError("a tag cannot both delimit blocks and be skipped")
     _upper, _steps, _make_step = upper, steps, make_step
+    memset(_slots, 0, sizeof(_slots))
     _kinds = {}
-    memset(_slot_name, 0, sizeof(_slot_name))
-    memset(_slot_entry, 0, sizeof(_slot_entry))
+    _ns_kinds = {}
 
 
 cdef tuple _classify(str tag):
@@ -165,27 +174,42 @@ cdef inline bint _same_string(const char* a, const char* b) noexcept nogil:
     return False
 
 
-cdef inline tuple _tag_of(xmlNode* node):
-    """(tag, kind) of an element node; the tag spelled as lxml spells ``el.tag`` (``{uri}name`` in a namespace)."""
+cdef inline int _kind_of(xmlNode* node, PyObject** tag) except -1:
+    """The kind of an element node (``Kind``), and in ``tag`` its tag spelled as lxml spells ``el.tag``
+    (``{uri}name`` in a namespace), borrowed from the table of kinds."""
+    cdef NameSlot* slot
+    if node.ns is NULL or node.ns.href is NULL:
+        slot = &_slots[(<uintptr_t>node.name >> 3) % NAME_SLOTS]
+        if slot.name == node.name and _same_string(<const char*>node.name, slot.spelled):
+            tag[0] = slot.tag
+            return slot.kind
+    return _kind_of_new(node, tag)
+
+
+cdef int _kind_of_new(xmlNode* node, PyObject** tag) except -1:
+    """:func:`_kind_of` for a name not in its slot: classified once per distinct name, then slotted."""
     cdef bytes name
-    cdef str tag
+    cdef str full
     cdef tuple entry
+    cdef NameSlot* slot
     if node.ns is not NULL and node.ns.href is not NULL:
-        tag = "{%s}%s" % (node.ns.href.decode("utf-8"), (<bytes>node.name).decode("utf-8"))
-        return _classify(tag)
-    cdef size_t slot = (<uintptr_t>node.name >> 3) % NAME_SLOTS
-    if _slot_name[slot] == node.name and _slot_entry[slot] is not NULL:
-        entry = <tuple>_slot_entry[slot]
-        if _same_string(<const char*>node.name, PyBytes_AS_STRING(<bytes>entry[2])):
-            return entry
+        full = "{%s}%s" % (node.ns.href.decode("utf-8"), (<bytes>node.name).decode("utf-8"))
+        entry = _ns_kinds.get(full)
+        if entry is None:
+            entry = _ns_kinds[full] = _classify(full)
+        tag[0] = <PyObject*>entry[0]
+        return entry[1]
     name = <bytes>node.name
     entry = _kinds.get(name)
     if entry is None:
-        entry = _classify(name.decode("utf-8"))
-        _kinds[name] = entry
-    _slot_name[slot] = node.name
-    _slot_entry[slot] = <PyObject*>entry
-    return entry
+        entry = _kinds[name] = _classify(name.decode("utf-8"))
+    slot = &_slots[(<uintptr_t>node.name >> 3) % NAME_SLOTS]
+    slot.name = node.name
+    slot.spelled = PyBytes_AS_STRING(<bytes>entry[2])
+    slot.tag = <PyObject*>entry[0]
+    slot.kind = entry[1]
+    tag[0] = slot.tag
+    return slot.kind
 
 
 cdef inline bint _is_text(xmlNode* node) noexcept nogil:
@@ -307,8 +331,8 @@ cdef class _ElementOf:
 # and ``class``: a block whose path is known costs one hash of those bytes — no id/class decoded to str, no key
 # tuple, no string concatenation. Every cached path object is the parent of its children's keys, so a site's paths
 # are shared objects. An entry holds a reference to its parent path, so a parent's address cannot be reused while
-# an entry names it. Open addressing, never deleting but all at once: bounded by ``fce.blocks.STEP_CACHE_SIZE``
-# entries like the step cache (cleared when full).
+# an entry names it. Open addressing, never deleting but all at once: at most ``fce.blocks.PATH_CACHE_SIZE``
+# entries (cleared when full, as the step cache is).
 
 cdef struct PathEntry:
     PyObject* parent     # the parent block's path (a held reference); NULL: the slot is empty
@@ -320,12 +344,13 @@ cdef struct PathEntry:
 cdef PathEntry* _paths_table = NULL
 cdef Py_ssize_t _paths_cap = 0      # a power of two, or 0 before the first entry
 cdef Py_ssize_t _paths_count = 0
-cdef Py_ssize_t _paths_limit = 0    # fce.blocks.STEP_CACHE_SIZE, from configure()
+cdef Py_ssize_t _paths_limit = 0    # fce.blocks.PATH_CACHE_SIZE, from configure()
 cdef char* _key = NULL              # the key of the block being looked up
 cdef Py_ssize_t _key_cap = 0
 
 cdef enum:
-    PATHS_FIRST_CAP = 1024  # slots first allocated (grown ×2 whenever half full: a site's paths fit in a few KB)
+    # slots first allocated, 40 KB (grown ×2 whenever half full: a site's ~1,200 paths take 4,096 slots)
+    PATHS_FIRST_CAP = 1024
     # key bytes after the tag name: an absent attribute, or a value (terminated by NUL, which libxml2's strings
     # cannot hold)
     KEY_ABSENT = 1
@@ -638,12 +663,7 @@ cdef class _Builder:
 
     def blocks(self):
         """The Block tuples (``fce.blocks.BlockTree.blocks``), built now."""
-        cdef int was_enabled = PyGC_Disable()
-        try:
-            return _freeze(self)
-        finally:
-            if was_enabled:
-                PyGC_Enable()
+        return _freeze(self)
 
     cdef list _indices(self):
         """``list(range(size))``, made once: a block's index is one int object wherever it appears."""
@@ -756,28 +776,8 @@ cdef class _Builder:
 
 def segment(cetree._Element root, bint qualified):
     """The segmentation of ``fce.blocks.segment_element(root, …)`` for an element root, as the walk left it: the
-    object ``fce.blocks.BlockTree`` reads column-wise and turns into ``Block`` tuples only when asked (GC paused
-    during the walk, as in :func:`segment_blocks`)."""
-    cdef int was_enabled = PyGC_Disable()
-    try:
-        return _walk(root, qualified)
-    finally:
-        if was_enabled:
-            PyGC_Enable()
-
-
-def segment_blocks(cetree._Element root, bint qualified):
-    """The blocks of ``fce.blocks.segment_element(root, …)`` for an element root, as a tuple of ``Block``.
-
-    The cyclic GC is paused meanwhile (and restored as it was, also on an exception): the lists and tuples made
-    here hold only strings, ints and each other, so they can form no cycle, yet their allocations would trigger
-    collections (one of generation 0 every 700 allocations) that traverse them for nothing."""
-    cdef int was_enabled = PyGC_Disable()
-    try:
-        return _freeze(_walk(root, qualified))
-    finally:
-        if was_enabled:
-            PyGC_Enable()
+    object ``fce.blocks.BlockTree`` reads column-wise and turns into ``Block`` tuples only when asked."""
+    return _walk(root, qualified)
 
 
 cdef _Builder _walk(cetree._Element root, bint qualified):
@@ -788,7 +788,7 @@ cdef _Builder _walk(cetree._Element root, bint qualified):
     cdef Py_ssize_t current, idx, link_depth = 0
     cdef int kind
     cdef str tag, text
-    cdef tuple entry
+    cdef PyObject* tagp
     cdef _ElementOf owner = _ElementOf(root)
 
     current = b.add(-1, "HTML", "html")
@@ -800,8 +800,7 @@ cdef _Builder _walk(cetree._Element root, bint qualified):
     while True:
         if node is NULL:
             # the end of ``up``: all of its children have been walked
-            entry = _tag_of(up)
-            kind = entry[1]
+            kind = _kind_of(up, &tagp)
             if kind == K_BLOCK:
                 if current == 0:
                     break  # the document root's end: its tail is not in the page
@@ -815,9 +814,8 @@ cdef _Builder _walk(cetree._Element root, bint qualified):
             node = _next_element(up.next)
             up = up.parent
             continue
-        entry = _tag_of(node)
-        tag = entry[0]
-        kind = entry[1]
+        kind = _kind_of(node, &tagp)
+        tag = <str>tagp  # a reference of its own (Python code may run below)
         if node.properties is not NULL and _hides(node, tag, owner):
             # not shown (fce.blocks.is_hidden): neither text nor counts; its tail is kept
             _tail(b, node, current, link_depth)
@@ -965,6 +963,7 @@ ctypedef fused _char:
 
 
 cdef bint _latin1_space[256]  # Py_UNICODE_ISSPACE of U+0000…U+00FF, filled at import
+cdef int _c
 for _c in range(256):
     _latin1_space[_c] = Py_UNICODE_ISSPACE(_c)
 

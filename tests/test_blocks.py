@@ -259,6 +259,7 @@ def test_step_cache_is_bounded(monkeypatch, reconfigured, impl):
     from fce import blocks
 
     monkeypatch.setattr(blocks, "STEP_CACHE_SIZE", 5)
+    monkeypatch.setattr(blocks, "PATH_CACHE_SIZE", 5)
     monkeypatch.setattr(blocks, "_QUALIFIED_STEPS", {})
     reconfigured()
     html = b"<body>" + b"".join(b"<div class='c%s'><p id='x%s'>t</p></div>" % (bytes([97 + i]), bytes([97 + i]))
@@ -266,7 +267,7 @@ def test_step_cache_is_bounded(monkeypatch, reconfigured, impl):
     page = parse_page(html)
     assert segment(page, "qualified").blocks == _reference_segment(page.root, "qualified").blocks
     assert 0 < len(blocks._QUALIFIED_STEPS) <= 5
-    if impl == "compiled":  # the compiled walk's cache of whole paths has the same bound
+    if impl == "compiled":  # the compiled walk's cache of whole paths is bounded too
         entries, bound = blocks._ACCEL.path_cache_size()
         assert bound == 5 and 0 < entries <= 5
 
@@ -279,7 +280,7 @@ def test_cached_paths_are_the_paths(monkeypatch, reconfigured, size):
     # the cache), in the other style in between, and with the cache cleared mid-page (size 1 and 3) gives the same
     from fce import blocks
 
-    monkeypatch.setattr(blocks, "STEP_CACHE_SIZE", size)
+    monkeypatch.setattr(blocks, "PATH_CACHE_SIZE", size)
     reconfigured()
     html = (b"<body><div id='main'><p>a</p></div><div class='main'><p>b</p></div><div id='' class=''><p>c</p></div>"
             b"<div><p>d</p></div><section id='main'><p class='main'>e</p></section>"
@@ -294,34 +295,6 @@ def test_cached_paths_are_the_paths(monkeypatch, reconfigured, size):
     assert bound == size and 0 < entries <= size
     paths = [b.path for b in want["qualified"]]
     assert "HTML.BODY.DIV[#main].P" in paths and "HTML.BODY.DIV[.main].P" in paths and "HTML.BODY.DIV.P" in paths
-
-
-@pytest.mark.skipif(not __import__("fce.blocks").blocks.ACCELERATED, reason="the compiled walk is not built")
-@pytest.mark.parametrize("enabled", [True, False])
-def test_the_walk_gives_the_cyclic_gc_back_as_it_was(monkeypatch, reconfigured, enabled):
-    # the compiled walk pauses the cyclic GC; it must restore the caller's setting, also when the walk raises
-    import gc
-
-    from fce import blocks
-
-    page = parse_page(b"<body><div class='fresh-name'><p>text</p></div></body>")
-
-    def failing_step(key):
-        raise RuntimeError("step")
-
-    was = gc.isenabled()
-    try:
-        (gc.enable if enabled else gc.disable)()
-        segment(page, "qualified")
-        assert gc.isenabled() == enabled
-        monkeypatch.setattr(blocks, "_qualified_step", failing_step)
-        monkeypatch.setattr(blocks, "_QUALIFIED_STEPS", {})
-        reconfigured()
-        with pytest.raises(RuntimeError, match="step"):
-            segment(page, "qualified")
-        assert gc.isenabled() == enabled
-    finally:
-        (gc.enable if was else gc.disable)()
 
 
 def test_long_and_wide_text_runs(impl):
