@@ -340,7 +340,6 @@ SCANS_COMPILED = _is_utf8 is not _is_utf8_decoding
 #: The start of a page the byte-level path takes: ASCII whitespace, then a start tag, an end tag, a comment or a
 #: doctype (not ``<?``: an XML declaration is removed before parsing, on the text).
 _CLEAN_START = re.compile(rb"[ \t\n\r\x0b\x0c]*<[A-Za-z!/]")
-_LONG_TAG_BYTES = re.compile(rb"<[A-Za-z][^<>]{%d,}" % LONG_TAG_CHARS)
 #: Matches wherever :data:`_FOREIGN_PREFIX` matches the decoded text (and more): a prefix and the whitespace around
 #: ``=`` hold no ``=`` and no quote, whatever characters they are.
 _FOREIGN_PREFIX_LOOSE = re.compile(
@@ -408,8 +407,8 @@ def _parse_clean_utf8(data: bytes, declared: str | None, *, url: str | None, sou
         or _has_control_bytes(data[:4 * SNIFF_BYTES])
         or _find(data, b"\x00", 0) >= 0
         or _may_have_foreign_prefix(data)  # renamed, found in the text
-        # a run of bytes without "<" holds a tag as long as a run of characters would
-        or (_may_have_long_tag(data) and _LONG_TAG_BYTES.search(data) is not None)
+        # (a tag is at least as many bytes long as it is characters)
+        or _has_long_tag(data)
         or (encoding == "utf-8" and not _is_utf8(data))
     ):
         return None
@@ -529,22 +528,38 @@ def _flatten(text: str, max_depth: int) -> str:
 def _limit_attributes(text: str) -> str:
     """``text`` with every start tag of more than :data:`MAX_ATTRIBUTES` attributes cut to the first ones (``text``
     itself when there is none)."""
-    if not _may_have_long_tag(text) or _LONG_TAG.search(text) is None:
+    if not _has_long_tag(text):
         return text
     return _LONG_TAG.sub(_cut_attributes, text)
 
 
-def _may_have_long_tag(text: str | bytes) -> bool:
-    """False when ``text`` has no tag of :data:`LONG_TAG_CHARS` characters, found in a few C calls: a long tag is
-    ``<``, a letter and LONG_TAG_CHARS characters that are neither ``<`` nor ``>``, so it holds a whole aligned
-    window of ``LONG_TAG_CHARS // 2`` characters without either; if every window holds one of them, there is none.
-    The regex scan it spares cost a tenth of a parse (it reads every character in Python's regex engine); pages
-    where a window has neither (a long text or a script without comparisons) are scanned as before."""
+def _has_long_tag(text: str | bytes) -> bool:
+    """Whether :data:`_LONG_TAG` matches ``text`` (str or its UTF-8 bytes), found in a few C calls instead of a
+    regex scan (which reads every character in Python's regex engine: a tenth of a parse, and most of it on pages
+    with long scripts). A long tag is ``<``, a letter and :data:`LONG_TAG_CHARS` characters that are neither ``<``
+    nor ``>``; that run holds a whole aligned window of ``LONG_TAG_CHARS // 2`` characters without either. So only
+    such windows are looked at: the run of non-delimiters around one is measured with ``find``/``rfind``, and it is
+    a long tag when the delimiter before it is ``<`` followed by a letter and it is long enough after the letter."""
     window = LONG_TAG_CHARS // 2
-    find = text.find
+    find, rfind, size = text.find, text.rfind, len(text)
     lt, gt = ("<", ">") if isinstance(text, str) else (b"<", b">")
-    return any(find(lt, start, start + window) < 0 and find(gt, start, start + window) < 0  # type: ignore[arg-type]
-               for start in range(0, len(text), window))
+    start = 0
+    while start < size:
+        stop = start + window
+        if find(lt, start, stop) >= 0 or find(gt, start, stop) >= 0:  # type: ignore[arg-type]
+            start = stop
+            continue
+        left = max(rfind(lt, 0, start), rfind(gt, 0, start))  # type: ignore[arg-type]
+        right = min((at for at in (find(lt, stop), find(gt, stop)) if at >= 0), default=size)  # type: ignore[arg-type]
+        if left >= 0 and text[left:left + 1] == lt and _is_ascii_letter(text[left + 1:left + 2]) \
+                and right - (left + 2) >= LONG_TAG_CHARS:
+            return True
+        start = right  # the next run starts after this one's delimiter
+    return False
+
+
+def _is_ascii_letter(char: str | bytes) -> bool:
+    return len(char) == 1 and char.isascii() and char.isalpha()
 
 
 def _cut_attributes(match: re.Match[str]) -> str:

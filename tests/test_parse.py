@@ -1,6 +1,7 @@
 """fce.parse: decoding order, refusal of non-HTML, parse of awkward but valid pages."""
 
 import codecs
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -283,21 +284,32 @@ def test_many_attributes_are_cut():
 @pytest.mark.parametrize("closed", [True, False])
 @pytest.mark.parametrize("filler", ["x", "x>", "\u00e9"])
 def test_long_tag_precheck_never_misses_a_long_tag(gap, offset, closed, filler):
-    from fce.parse import _LONG_TAG, _LONG_TAG_BYTES, _may_have_long_tag
+    from fce.parse import _LONG_TAG, _has_long_tag
 
     text = "<p>" + filler * offset + "<a" + "b" * gap + (">" if closed else "") + "<i>" * 3 + "y" * 100
-    assert _may_have_long_tag(text) or _LONG_TAG.search(text) is None
+    assert _has_long_tag(text) == (_LONG_TAG.search(text) is not None)
     data = text.encode()
-    assert _may_have_long_tag(data) or _LONG_TAG_BYTES.search(data) is None
+    assert _has_long_tag(data) == (re.search(_LONG_TAG.pattern.encode(), data) is not None)
 
 
-def test_long_tag_precheck_spares_the_scan_of_ordinary_pages():
-    from fce.parse import _may_have_long_tag
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["<", ">", "<a", "<1", "x", "\u00e9", "<b ", "y" * 9_000, "z" * 20_000]),
+                max_size=12))
+def test_the_long_tag_test_is_the_regex(pieces):
+    from fce.parse import _LONG_TAG, _has_long_tag
 
-    assert not _may_have_long_tag("<p>" + "<b>word</b> " * 50_000)
-    assert not _may_have_long_tag("<script>" + "if (a > b) c();" * 5_000 + "</script>")  # no "<", but ">"
-    assert _may_have_long_tag("<p>" + "x" * 40_000)  # a long run without a tag is scanned
-    assert _may_have_long_tag(b"<p>" + b"x" * 40_000)
+    text = "".join(pieces)
+    assert _has_long_tag(text) == (_LONG_TAG.search(text) is not None)
+    assert _has_long_tag(text.encode()) == (re.search(_LONG_TAG.pattern.encode(), text.encode()) is not None)
+
+
+def test_the_long_tag_test_spares_the_scan_of_ordinary_pages():
+    from fce.parse import _has_long_tag
+
+    assert not _has_long_tag("<p>" + "<b>word</b> " * 50_000)
+    assert not _has_long_tag("<script>" + "if (a > b) c();" * 5_000 + "</script>")  # no "<", but ">"
+    assert not _has_long_tag("<p>" + "x" * 40_000)  # a long text, not a tag
+    assert _has_long_tag("<p " + "x" * 40_000) and _has_long_tag(b"<p " + b"x" * 40_000)
 
 
 def test_whitespace_only_bytes_are_empty():
