@@ -1,13 +1,15 @@
 """Profile ``fce detect`` with a learned template, for the speed work of issue 6.
 
     python -m bench.profile_detect [--dataset msv-big9] [--site SITE ...] [--mode MODE] [--repeat 5] [--fallback]
-                                   [--no-parse] [--html FILE]
+                                   [--no-parse] [--html FILE] [--stages]
 
 Per site, learns a template on 30 pages (the speed section's split, :func:`bench.common.split_learn_detect`),
 then runs detection over the site's other pages ``--repeat`` times under pyinstrument and prints the top of the
 call tree and the functions with most self time. Learning is not profiled. By default a detection starts from the
 page's bytes (parse included, as in the speed table) and uses the template alone; ``--fallback`` adds the default
 fallback where the template does not fit; ``--no-parse`` profiles detection on pages parsed beforehand.
+``--stages`` runs no profiler: it times each stage of a guided detection (the calls ``fce.pipeline.extract``
+makes, one by one) by thread CPU time beside lxml's parse of the same page, and prints each stage's ratio to it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import time
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 from bench import common
@@ -52,13 +55,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=common.data_root())
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--html", type=Path, default=None, help="also write pyinstrument's HTML report here")
+    parser.add_argument("--stages", action="store_true",
+                        help="no profiler: time each stage of a guided detection against the lxml floor")
     args = parser.parse_args(argv)
 
-    try:
-        from pyinstrument import Profiler
-    except ImportError:
-        print("pyinstrument is not installed (pip install pyinstrument); nothing profiled.")
-        return 0
+    Profiler: Any = None
+    if not args.stages:
+        try:
+            from pyinstrument import Profiler
+        except ImportError:
+            print("pyinstrument is not installed (pip install pyinstrument); nothing profiled.")
+            return 0
     specs = common.load_specs(args.dataset, args.data)
     if not specs:
         print(f"{args.dataset} not found under {args.data}: nothing profiled.")
@@ -91,6 +98,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     for detector, html, url in work[:3]:  # warm-up
         extract(parse_page(html, url=url), detector, fallback=fallback)
+    if args.stages:
+        return stages(work, args.repeat)
     parse_ns = 0
     for _ in range(args.repeat):
         for _, html, url in work:
@@ -131,6 +140,59 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.html:
         args.html.write_text(profiler.output_html(), encoding="utf-8")
         print(f"\nHTML report: {args.html}")
+    return 0
+
+
+#: The stages :func:`stages` times, in the order a guided detection runs them.
+STAGES = ("lxml floor", "parse_page", "walk (segmentation)", "columns", "children", "layout choice and fit",
+          "match (mask, subtree sums, selection)", "extraction value", "freeing the page")
+
+
+def stages(work: Sequence[tuple[Any, bytes, str | None]], repeat: int) -> int:
+    """Each stage of ``fce.pipeline.extract`` with a template (the calls it makes, made one by one), timed by the
+    thread's CPU time on every page beside lxml's parse of it; per stage the median over pages of the median of
+    ``repeat`` passes, and of its ratio to the floor."""
+    import lxml.html
+
+    from fce.blocks import blocks_of
+    from fce.extraction import Extraction
+    from fce.parse import parse_page
+
+    clock = time.thread_time_ns
+    times: dict[str, list[list[int]]] = {name: [[] for _ in work] for name in STAGES}
+    for _ in range(repeat):
+        for k, (detector, html, url) in enumerate(work):
+            site = detector.as_site()
+            marks = [clock()]
+            lxml.html.document_fromstring(html)
+            marks.append(clock())
+            page = parse_page(html, url=url)
+            marks.append(clock())
+            tree = blocks_of(page, site.path_style)
+            marks.append(clock())
+            tree.columns  # noqa: B018 (computed and cached on first read)
+            marks.append(clock())
+            tree.children  # noqa: B018
+            marks.append(clock())
+            choice = site.choose(tree)
+            marks.append(clock())
+            match = site.detectors[choice.best].match(tree, fit=choice.fit)
+            marks.append(clock())
+            Extraction.from_blocks(match.blocks, method="template", site=site.site, fit=choice.fit)
+            marks.append(clock())
+            del page, tree, match
+            marks.append(clock())
+            for name, start, end in zip(STAGES, marks[:-1], marks[1:], strict=True):
+                times[name][k].append(end - start)
+    floor = [median(t) for t in times[STAGES[0]]]
+    print("\n| stage | µs/page (median) | × floor |\n|:--|--:|--:|")
+    total = 0.0
+    for name in STAGES:
+        per_page = [median(t) for t in times[name]]
+        ratio = median([p / f for p, f in zip(per_page, floor, strict=True) if f > 0])
+        total += ratio if name != STAGES[0] else 0.0
+        print(f"| {name} | {median(per_page) / 1e3:.1f} | {ratio:.3f}× |")
+    print(f"| (sum of the stages after the floor) | | {total:.2f}× |")
     return 0
 
 
