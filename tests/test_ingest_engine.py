@@ -173,10 +173,11 @@ def test_dask_worker_threads_enforce_the_time_limit(dask_engine: DaskEngine, tmp
     with (tmp_path / "pages.jsonl").open("w") as f:
         for p in pages:
             f.write(json.dumps({"url": p.url, "html": p.html.decode(p.charset)}) + "\n")
-        # 8 MB of one-word paragraphs: ~2.5 s to parse and extract (5× the limit)
-        f.write(json.dumps({"url": "https://delta.com/slow", "html": "<p>w</p>" * 1_000_000}) + "\n")
+        # 16 MB of one-word paragraphs: ~0.8 s to parse and ~0.9 s to extract (measured 2026-11-22), several times
+        # the limit
+        f.write(json.dumps({"url": "https://delta.com/slow", "html": "<p>w</p>" * 2_000_000}) + "\n")
     summary = ingest([tmp_path / "pages.jsonl"], out_dir=tmp_path / "out", store=f"sqlite:///{tmp_path / 't.db'}",
-                     engine="dask", scheduler=dask_engine.client.scheduler.address, timeout=0.5,
+                     engine="dask", scheduler=dask_engine.client.scheduler.address, timeout=0.25,
                      detect_only=True, progress=False)
     assert summary.counts == {"fallback": 2, "timeout": 1}
 
