@@ -240,6 +240,9 @@ cdef enum:
     # the 90 held-out msv-big9 speed pages: 55,675 of the 79,590 text runs are whitespace only, 98.9 % of them at
     # most 128 bytes long (97.3 % at most 64)
     SPACE_RUNS = 128
+    # the scratch buffer of translated text is kept between runs up to this size; a larger one (a huge text run
+    # with line breaks) is given back after its run, so that one such page does not keep its size allocated
+    SCRATCH_KEPT = 1 << 16
 
 cdef tuple _spaces = tuple([" " * n for n in range(SPACE_RUNS + 1)])  # n spaces, n ≤ SPACE_RUNS
 cdef char* _scratch = NULL  # the translated bytes of a text run with line breaks or tabs (no Python code runs
@@ -308,7 +311,18 @@ cdef str _collect_text(xmlNode* node):
                 buf[k] = b' ' if _is_ws_byte(c) else c
                 k += 1
         cur = _text_or_skip(cur.next)
-    return PyUnicode_DecodeUTF8(buf, total, NULL)
+    try:
+        return PyUnicode_DecodeUTF8(buf, total, NULL)
+    finally:
+        if _scratch_cap > SCRATCH_KEPT:
+            _scratch_release()
+
+
+cdef void _scratch_release() noexcept:
+    global _scratch, _scratch_cap
+    free(_scratch)
+    _scratch = NULL
+    _scratch_cap = 0
 
 
 cdef class _ElementOf:

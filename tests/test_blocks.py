@@ -299,14 +299,15 @@ def test_cached_paths_are_the_paths(monkeypatch, reconfigured, size):
 
 def test_long_and_wide_text_runs(impl):
     # text runs as the compiled walk reads them: whitespace-only runs shorter and longer than its table of ready
-    # strings, ASCII runs copied as they are, UTF-8 runs decoded, runs with line breaks translated; own texts that
-    # are one piece already collapsed, or several of 1-, 2- and 4-byte characters
+    # strings, runs without line breaks decoded as they are, runs with line breaks translated; own texts that
+    # are one piece already collapsed, or several of 1-, 2- and 4-byte characters; a run too long for the scratch
+    # buffer to be kept, then a short one
     html = ("<body><div>" + " " * 127 + "<p>" + " " * 128 + "</p>" + " " * 129 + "<p>" + " \n\t" * 50 + "</p>"
             "<p>" + "\n " * 20 + "</p>"
             "<p>plain ascii text</p><p>déjà vu</p><p>  two  spaces\n</p><p>a<b>b</b>c</p><p>\u4e2d\u6587 and é</p>"
             "<p>\U0001f600 x \u00a0 y</p><p>\u3000wide\u3000</p><p>x<br>y</p><p> </p><p>a<b> </b>b</p>"
             "<p>  <b>x</b>\n  y  <i>z</i>  </p><p>\n <b>one piece</b> </p><p>\n <b> two  spaces</b> </p>"
-            + "z" * 300 + "</div></body>")
+            + "z" * 300 + "<p>" + "huge\n" * 20_000 + "</p><p>small\tone</p></div></body>")
     page = parse_page(html.encode())
     for style in ("paper", "qualified"):
         assert segment(page, style).blocks == _reference_segment(page.root, style).blocks
