@@ -1,10 +1,10 @@
 """Build of the optional compiled parts (``fce/_segment.pyx``: the segmentation loop; ``fce/_scan.pyx``: the byte
 scans of :mod:`fce.parse`); everything else is in pyproject.toml.
 
-The segmentation extension reads lxml's tree through lxml's public C API, so it is compiled against the lxml headers (a build
-requirement) and needs a C compiler. Both are optional: where they cannot be built, the install goes on without them and
-``fce.blocks`` uses its pure-Python loop, which gives the same blocks (tests/test_blocks.py checks both), and
-``fce.parse`` checks UTF-8 by decoding and searches with ``bytes.find``.
+The segmentation extension reads lxml's tree through lxml's public C API, so it is compiled against the lxml
+headers (a build requirement); both need a C compiler. Both are optional: where they cannot be built, the install
+goes on without them, ``fce.blocks`` uses its pure-Python loop, which gives the same blocks (tests/test_blocks.py
+checks both), and ``fce.parse`` checks UTF-8 by decoding and searches with ``bytes.find``.
 """
 
 from setuptools import Extension, setup

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from itertools import compress
 from operator import attrgetter
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from lxml import etree
 
@@ -227,7 +227,7 @@ class BlockTree:
 
     def __init__(self, blocks: Sequence[Block]) -> None:
         self._blocks: tuple[Block, ...] | None = tuple(blocks)
-        self._seg = None
+        self._seg: Any = None  # the compiled segmentation (fce._segment's builder), if made by it
         self._cols: Columns | None = None
         self._children: list[tuple[int, ...]] | None = None
 
@@ -242,14 +242,14 @@ class BlockTree:
     def blocks(self) -> tuple[Block, ...]:
         blocks = self._blocks
         if blocks is None:
-            blocks = self._blocks = self._seg.blocks()  # type: ignore[attr-defined]
+            blocks = self._blocks = self._seg.blocks()
         return blocks
 
     @property
     def columns(self) -> Columns:
         cols = self._cols
         if cols is None:
-            cols = self._cols = (Columns(*self._seg.columns()) if self._seg is not None  # type: ignore[attr-defined]
+            cols = self._cols = (Columns(*self._seg.columns()) if self._seg is not None
                                  else _columns_of(self.blocks))
         return cols
 
@@ -261,7 +261,7 @@ class BlockTree:
             if self._blocks is not None:
                 kids = [b.children for b in self._blocks]
             else:
-                kids = self._seg.children()  # type: ignore[attr-defined]
+                kids = self._seg.children()
             self._children = kids
         return kids
 
@@ -270,7 +270,7 @@ class BlockTree:
 
     def __len__(self) -> int:
         if self._blocks is None:
-            return len(self._seg)  # type: ignore[arg-type]
+            return len(self._seg)  # type: ignore[no-any-return]
         return len(self._blocks)
 
     def __iter__(self):  # type: ignore[no-untyped-def]
@@ -298,7 +298,7 @@ class BlockTree:
                visited: list[int] | None = None) -> list[str]:
         """The text pieces :meth:`render` joins."""
         if self._seg is not None:
-            return self._seg.pieces(index, keep, visited, INLINE_BLOCK_TAGS)  # type: ignore[attr-defined,no-any-return]
+            return self._seg.pieces(index, keep, visited, INLINE_BLOCK_TAGS)  # type: ignore[no-any-return]
         out: list[str] = []
         stack: list[str | int] = [index]
         blocks = self.blocks

@@ -482,6 +482,7 @@ def _parse_tree(text: str | None, name: str | None, raw: bytes | None = None) ->
         if depth is None and raw is not None:
             source = raw
         else:
+            assert text is not None
             source = (text if depth is None else _flatten(text, depth)).encode("utf-8", errors="replace")
         try:
             root = etree.fromstring(source, parser=parser)
