@@ -220,14 +220,7 @@ def _decode(data: bytes, declared: str | None) -> tuple[str, str, bool]:
             # browsers let the BOM win over HTTP, and so do we.
             text = data[len(bom):].decode(name, errors="fce-utf8-fallback" if name == "utf-8" else "replace")
             return text, name, False
-    codec = _codec(declared)
-    if codec is None:
-        head = data[:META_SCAN_BYTES]
-        match = _META_CHARSET.search(head) or _XML_ENCODING.match(head)
-        if match:
-            codec = _codec(match.group(1).decode("ascii", "replace"))
-            if codec in _UTF16_32:
-                codec = "utf-8"  # a declaration readable as ASCII cannot be UTF-16 (HTML standard, prescan)
+    codec = _labelled_codec(data, declared)
     if codec is None:
         try:
             return data.decode("utf-8"), "utf-8", True
@@ -240,6 +233,20 @@ def _decode(data: bytes, declared: str | None) -> tuple[str, str, bool]:
         except UnicodeDecodeError:
             return data.decode("utf-8", errors="fce-utf8-fallback"), codec, False
     return data.decode(codec, errors="replace"), codec, False
+
+
+def _labelled_codec(data: bytes, declared: str | None) -> str | None:
+    """The codec a page is labelled with: the caller's charset, else a ``<meta>`` charset or an XML declaration in
+    its first :data:`META_SCAN_BYTES` bytes; None when unlabelled (or labelled with a name no codec has)."""
+    codec = _codec(declared)
+    if codec is None:
+        head = data[:META_SCAN_BYTES]
+        match = _META_CHARSET.search(head) or _XML_ENCODING.match(head)
+        if match:
+            codec = _codec(match.group(1).decode("ascii", "replace"))
+            if codec in _UTF16_32:
+                codec = "utf-8"  # a declaration readable as ASCII cannot be UTF-16 (HTML standard, prescan)
+    return codec
 
 
 def _mostly_utf8(data: bytes) -> bool:
@@ -388,14 +395,7 @@ def _parse_clean_utf8(data: bytes, declared: str | None, *, url: str | None, sou
     a character U+0000–U+007F is that byte in UTF-8 and no other character's encoding holds such a byte."""
     if data.startswith(_BOM_PREFIXES):
         return None
-    codec = _codec(declared)
-    if codec is None:
-        head = data[:META_SCAN_BYTES]
-        match = _META_CHARSET.search(head) or _XML_ENCODING.match(head)
-        if match:
-            codec = _codec(match.group(1).decode("ascii", "replace"))
-            if codec in _UTF16_32:
-                codec = "utf-8"
+    codec = _labelled_codec(data, declared)
     if codec is None or codec == "utf-8":
         encoding = "utf-8"
     elif codec in _ASCII_COMPATIBLE and data.isascii():
