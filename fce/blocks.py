@@ -187,7 +187,8 @@ class Block(NamedTuple):
 
 class Columns(NamedTuple):
     """A block tree column-wise: one list per field, indexed by block. What detection and ``mainblock`` read, so
-    that they need no :class:`Block` objects (building and freeing them was about half of segmentation's time)."""
+    that they need no :class:`Block` objects (building and freeing them was about half of segmentation's time).
+    Read-only: the lists are the tree's own (paths and tags those of the compiled segmentation), not copies."""
 
     paths: list[str]
     tags: list[str]

@@ -79,8 +79,6 @@ STALE_FIT_RATE = 0.25
 STALE_MIN_RECENT = 10
 
 
-
-
 def page_paths(tree: BlockTree) -> frozenset[str]:
     """The structure of a page: the paths of its blocks that carry text of their own."""
     cols = tree.columns  # (column-wise, so that the loop runs in C: this runs for every detection)
