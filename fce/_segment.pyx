@@ -597,6 +597,7 @@ cdef class _Builder:
     cdef Py_ssize_t n_parts, parts_cap
     cdef list paths, tags
     cdef list indices  # list(range(size)), made on first use (_indices)
+    cdef list kids     # per block the tuple of its sub-blocks, made on first use (children)
 
     def __cinit__(self):
         self.cap = 256
@@ -659,8 +660,7 @@ cdef class _Builder:
             info.depth = self.items[parent].depth + 1
             self.items[parent].n_children += 1
             self._part(parent).child = idx
-        info = &self.items[idx]  # (_part may not move items, but keep the pointer honest)
-        info.part_start = self.n_parts
+        info.part_start = self.n_parts  # (_part grows the parts array only: ``info`` still points into items)
         self.paths.append(path)
         self.tags.append(tag)
         return idx
@@ -715,11 +715,16 @@ cdef class _Builder:
         return self.paths, self.tags, parents, depths, ends, lengths, commas, link_chars
 
     def children(self):
-        """Per block, the tuple of its sub-blocks' indices (``Block.children``)."""
+        """Per block, the tuple of its sub-blocks' indices (``Block.children``), made once: the blocks built by
+        :meth:`blocks` hold the same tuples. They hold only ints, so the cyclic GC need not track them."""
         cdef Py_ssize_t n = self.size, i, up
-        cdef list indices = self._indices()
-        cdef list out = [()] * n
-        cdef Py_ssize_t* fill = <Py_ssize_t*>calloc(n + 1, sizeof(Py_ssize_t))
+        cdef list indices, out
+        cdef Py_ssize_t* fill
+        if self.kids is not None:
+            return self.kids
+        indices = self._indices()
+        out = [()] * n
+        fill = <Py_ssize_t*>calloc(n + 1, sizeof(Py_ssize_t))
         if fill is NULL:
             raise MemoryError()
         try:
@@ -730,8 +735,12 @@ cdef class _Builder:
                 up = self.items[i].parent
                 _set(<object>PyList_GET_ITEM(out, up), fill[up], <object>PyList_GET_ITEM(indices, i))
                 fill[up] += 1
+            for i in range(n):
+                if self.items[i].n_children:
+                    PyObject_GC_UnTrack(PyList_GET_ITEM(out, i))
         finally:
             free(fill)
+        self.kids = out
         return out
 
     def pieces(self, Py_ssize_t index, keep, list visited, inline_tags):
@@ -891,8 +900,9 @@ cdef inline void _set(object tup, Py_ssize_t i, object value) noexcept:
 
 cdef tuple _freeze(_Builder b):
     """The Block tuples. Each is allocated as ``tuple.__new__(Block, row)`` allocates it (the type's ``tp_alloc``)
-    and filled in place, without the row tuple; its ``children`` and ``parts`` tuples are allocated at their
-    final sizes and filled from the walk's arrays; a block's index is one int object wherever it appears."""
+    and filled in place, without the row tuple; its ``children`` tuple is the builder's (:meth:`_Builder.children`)
+    and its ``parts`` tuple is allocated at its final size and filled from the walk's array; a block's index is one
+    int object wherever it appears."""
     cdef Py_ssize_t n = b.size, i, j, owner
     cdef BlockInfo* info
     cdef Part* part
@@ -900,17 +910,16 @@ cdef tuple _freeze(_Builder b):
     cdef PyObject* raw
     cdef object block, item
     cdef tuple out = PyTuple_New(n)
-    cdef list indices = list(range(n))
+    cdef list indices = b._indices()
+    cdef list kids = b.children()
     cdef list paths = b.paths, tags = b.tags
-    cdef Py_ssize_t* fill = <Py_ssize_t*>calloc(2 * n + 1, sizeof(Py_ssize_t))  # parts, then children, filled
-    cdef PyObject** kids = <PyObject**>malloc((n + 1) * sizeof(PyObject*))  # borrowed children tuples
+    cdef Py_ssize_t* fill = <Py_ssize_t*>calloc(n + 1, sizeof(Py_ssize_t))  # parts filled, per block
     cdef PyObject** own = <PyObject**>malloc((n + 1) * sizeof(PyObject*))   # borrowed parts tuples
     cdef _Scratch scratch
     scratch.buf = NULL
     scratch.cap = 0
-    if fill is NULL or kids is NULL or own is NULL:
+    if fill is NULL or own is NULL:
         free(fill)
-        free(kids)
         free(own)
         raise MemoryError()
     try:
@@ -927,9 +936,7 @@ cdef tuple _freeze(_Builder b):
             _set(block, 2, <object>PyList_GET_ITEM(tags, i))
             _set(block, 3, <object>PyList_GET_ITEM(indices, info.parent) if info.parent >= 0 else -1)
             _set(block, 4, info.depth)
-            item = PyTuple_New(info.n_children)
-            kids[i] = <PyObject*>item
-            _set(block, 5, item)
+            _set(block, 5, <object>PyList_GET_ITEM(kids, i))
             item = PyTuple_New(info.n_parts)
             own[i] = <PyObject*>item
             _set(block, 6, item)
@@ -944,20 +951,14 @@ cdef tuple _freeze(_Builder b):
                 item = <object>PyList_GET_ITEM(indices, part.child)
             _set(<object>own[owner], fill[owner], item)
             fill[owner] += 1
-        for i in range(1, n):  # sub-blocks in document order: indices ascend
-            owner = b.items[i].parent
-            _set(<object>kids[owner], fill[n + owner], <object>PyList_GET_ITEM(indices, i))
-            fill[n + owner] += 1
         for i in range(n):
             _set(<object>PyTuple_GET_ITEM(out, i), 7, _own_text(<tuple><object>own[i], b.items[i].n_texts, &scratch))
             # a block holds only strings, ints and tuples of them: it can never be part of a reference cycle, so
             # the cyclic GC need not track it (CPython untracks such tuples itself, at its next collection)
-            PyObject_GC_UnTrack(kids[i])
             PyObject_GC_UnTrack(own[i])
         PyObject_GC_UnTrack(<PyObject*>out)
     finally:
         free(fill)
-        free(kids)
         free(own)
         free(scratch.buf)
     return out
