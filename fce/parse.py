@@ -305,7 +305,7 @@ def parse_page(
             (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
         ):
             data = _maybe_utf16(data, name)
-        page = _parse_clean_utf8(data, declared_charset, url=url, source=source, meta=meta)
+        page = _parse_from_bytes(data, declared_charset, url=url, source=source, meta=meta)
         if page is not None:
             return page
         text, encoding, exact = _decode(data, declared_charset)
@@ -369,6 +369,8 @@ def _may_have_foreign_prefix(data: bytes) -> bool:
 
 def _has_control_bytes(head: bytes) -> bool:
     return len(head.translate(None, _CONTROL_BYTES)) != len(head)
+
+
 #: Single-byte codecs of the WHATWG Encoding Standard that read every byte 0x00–0x7F as that ASCII character (each
 #: checked here, at import), so that ASCII bytes labelled with them are their own text.
 _ASCII_BYTES = bytes(range(128))
@@ -382,10 +384,11 @@ _ASCII_COMPATIBLE = frozenset(
 )
 
 
-def _parse_clean_utf8(data: bytes, declared: str | None, *, url: str | None, source: str | None,
+def _parse_from_bytes(data: bytes, declared: str | None, *, url: str | None, source: str | None,
                       meta: dict[str, Any] | None) -> Page | None:
-    """The page parsed straight from its bytes, when they are UTF-8 that :func:`_decode` would read as exactly
-    themselves and that none of :func:`_parse_text`'s checks would change or refuse; otherwise None (the caller
+    """The page parsed straight from its bytes, when :func:`_decode` would read them as exactly their UTF-8
+    decoding (UTF-8, or ASCII labelled with an ASCII-compatible single-byte codec) and none of
+    :func:`_parse_text`'s checks would change or refuse them; otherwise None (the caller
     takes the path through the decoded text). The same tree either way (``tests/test_parse.py`` compares them):
     decoding a page to a Python string only to check it cost a sixth of a parse (a two-byte-per-character copy of
     the page where it has one curly quote), and so did searching that string.
@@ -412,9 +415,7 @@ def _parse_clean_utf8(data: bytes, declared: str | None, *, url: str | None, sou
         or (encoding == "utf-8" and not _is_utf8(data))
     ):
         return None
-    root = _parse_tree(None, source or url, data)
-    _parse_noframes(root)
-    _body_out_of_head(root)
+    root = _repaired(_parse_tree(None, source or url, data))
     return Page(root=root, url=url, encoding=encoding, source=source, size=len(data), meta=meta or {})
 
 
@@ -457,9 +458,16 @@ def _parse_text(text: str, *, encoding: str, url: str | None, source: str | None
     root = _parse_tree(text, name, raw)
     if "xmlns:" in text:
         _rename_foreign_prefixes(root, text)
+    _repaired(root)
+    return Page(root=root, url=url, encoding=encoding, source=source, size=size, meta=meta)
+
+
+def _repaired(root: Any) -> Any:
+    """``root`` after the repairs every parsed tree gets, whichever path it was parsed on: a frameset page's
+    ``<noframes>`` parsed, the body of a page without ``<body>`` taken out of ``<head>``."""
     _parse_noframes(root)
     _body_out_of_head(root)
-    return Page(root=root, url=url, encoding=encoding, source=source, size=size, meta=meta)
+    return root
 
 
 def _is_json(text: str) -> bool:

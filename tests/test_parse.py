@@ -131,7 +131,7 @@ def _slow_parse(data, declared=None):
 
     from fce import parse
 
-    with mock.patch.object(parse, "_parse_clean_utf8", lambda *args, **kwargs: None):
+    with mock.patch.object(parse, "_parse_from_bytes", lambda *args, **kwargs: None):
         return parse_page(data, declared_charset=declared)
 
 
@@ -184,12 +184,12 @@ def test_the_byte_level_path_gives_what_the_text_path_gives(data):
 
 
 def test_the_byte_level_path_is_taken_for_ordinary_pages():
-    from fce.parse import _parse_clean_utf8
+    from fce.parse import _parse_from_bytes
 
     for data in (BYTE_PATH_INPUTS[1], BYTE_PATH_INPUTS[len(SAME_TREE_INPUTS) + 2], BYTE_PATH_INPUTS[-5]):
-        assert _parse_clean_utf8(data, None, url=None, source=None, meta=None) is not None
+        assert _parse_from_bytes(data, None, url=None, source=None, meta=None) is not None
     for data in (SAME_TREE_INPUTS[2], SAME_TREE_INPUTS[3], SAME_TREE_INPUTS[4], SAME_TREE_INPUTS[6]):
-        assert _parse_clean_utf8(data, None, url=None, source=None, meta=None) is None
+        assert _parse_from_bytes(data, None, url=None, source=None, meta=None) is None
 
 
 @given(st.lists(st.sampled_from(["<p>", "</p>", "<div class='a'>", "</div>", "<br>", " ", "\n", "caf\u00e9", "x",
