@@ -291,7 +291,7 @@ class BlockTree:
     def render(self, index: int, keep: Callable[[int], bool] | None = None,
                visited: list[int] | None = None) -> str:
         """Text of ``blocks[index]`` with its sub-blocks, in document order; sub-blocks whose index ``keep``
-        refuses are left out (with their own sub-blocks). Lines are separated by ``\n``. The indices of the blocks
+        refuses are left out (with their own sub-blocks). Lines are separated by ``\\n``. The indices of the blocks
         whose text went in are appended to ``visited`` when given."""
         return join_pieces(self.pieces(index, keep, visited))
 
