@@ -41,7 +41,7 @@ and 8 are measured additions (README, "Choosing the fallback"); every constant s
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 from itertools import compress
 
@@ -147,26 +147,17 @@ def _name_weight(path: str) -> float:
     return NAME_WEIGHT * (content - furniture)
 
 
-def _named_test(parts: tuple[str, ...]) -> Callable[[str], bool]:
-    """A cached test of whether a block path's last id/class names contain one of ``parts``."""
-
-    @lru_cache(maxsize=65536)
-    def named(path: str) -> bool:
-        names = _names(path).lower()
-        return bool(names) and any(part in names for part in parts)
-
-    return named
-
-
-_meta_named = _named_test(META_NAME_PARTS)
-_gallery_named = _named_test(GALLERY_NAME_PARTS)
+def _named(path: str, parts: tuple[str, ...]) -> bool:
+    """Whether a block path's last id/class names contain one of ``parts``."""
+    names = _names(path).lower()
+    return bool(names) and any(part in names for part in parts)
 
 
 @lru_cache(maxsize=65536)
 def _path_traits(path: str) -> tuple[bool, bool, bool]:
     """What step 6 reads from a block's path, in one cached call per block: named as a byline/caption
     (:data:`META_NAME_PARTS`), as a gallery (:data:`GALLERY_NAME_PARTS`), and not as furniture."""
-    return _meta_named(path), _gallery_named(path), _name_weight(path) >= 0
+    return _named(path, META_NAME_PARTS), _named(path, GALLERY_NAME_PARTS), _name_weight(path) >= 0
 
 
 def _loose_text_scores_here(tree: BlockTree, i: int, furniture: dict[int, bool]) -> bool:
