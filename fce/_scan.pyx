@@ -35,7 +35,8 @@ def is_utf8(const unsigned char[::1] data not None):
 cdef bint _valid(const unsigned char* s, Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t i = 0
     cdef uint64_t word
-    cdef unsigned char c, c1
+    cdef unsigned char c, c1, lo, hi
+    cdef Py_ssize_t length
     cdef uint64_t ascii_mask = 0x80808080
     ascii_mask |= ascii_mask << 32  # the high bit of each of eight bytes
     while i < n:
@@ -55,37 +56,19 @@ cdef bint _valid(const unsigned char* s, Py_ssize_t n) noexcept nogil:
                 return False
             i += 2
             continue
-        if i + 1 >= n:
-            return False
-        c1 = s[i + 1]
-        if c < 0xF0:
-            # E0: A0–BF (no overlong); ED: 80–9F (no surrogates); others 80–BF
-            if c == 0xE0:
-                if c1 < 0xA0 or c1 > 0xBF:
-                    return False
-            elif c == 0xED:
-                if c1 < 0x80 or c1 > 0x9F:
-                    return False
-            elif (c1 & 0xC0) != 0x80:
-                return False
-            if i + 2 >= n or (s[i + 2] & 0xC0) != 0x80:
-                return False
-            i += 3
-            continue
         if c > 0xF4:
             return False
-        # F0: 90–BF (no overlong); F4: 80–8F (nothing above U+10FFFF); F1–F3: 80–BF
-        if c == 0xF0:
-            if c1 < 0x90 or c1 > 0xBF:
-                return False
-        elif c == 0xF4:
-            if c1 < 0x80 or c1 > 0x8F:
-                return False
-        elif (c1 & 0xC0) != 0x80:
+        # the bytes of the sequence: 3 below F0, else 4; its second byte's range (Table 3-7): E0 A0–BF (no
+        # overlong), ED 80–9F (no surrogates), F0 90–BF (no overlong), F4 80–8F (nothing above U+10FFFF), else 80–BF
+        length = 3 if c < 0xF0 else 4
+        if i + length > n:
             return False
-        if i + 3 >= n or (s[i + 2] & 0xC0) != 0x80 or (s[i + 3] & 0xC0) != 0x80:
+        c1 = s[i + 1]
+        lo = 0xA0 if c == 0xE0 else 0x90 if c == 0xF0 else 0x80
+        hi = 0x9F if c == 0xED else 0x8F if c == 0xF4 else 0xBF
+        if c1 < lo or c1 > hi or (s[i + 2] & 0xC0) != 0x80 or (length == 4 and (s[i + 3] & 0xC0) != 0x80):
             return False
-        i += 4
+        i += length
     return True
 
 
