@@ -32,6 +32,8 @@ from cpython.bytes cimport PyBytes_AS_STRING
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.string cimport strlen, strcmp, memcmp, memcpy, strspn, strcspn, strstr
 
+import sys
+
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode, xmlAttr, const_xmlChar
@@ -554,7 +556,9 @@ cdef str _path_of(str parent, xmlNode* node, str tag, bint qualified, _ElementOf
                 step = _make_step(triple)
         else:
             step = _upper[tag]
-        path = parent + "." + step
+        # interned: a template's paths are interned too (fce.detect.Detector), so that looking a block's path up in
+        # them compares two pointers, not the strings (and does not pull the template's strings into the cache)
+        path = sys.intern(parent + "." + step)
     except BaseException:
         free(key)
         raise

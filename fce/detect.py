@@ -21,6 +21,7 @@ a page where the template extracts nothing.
 
 from __future__ import annotations
 
+import sys
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from functools import cache
@@ -90,8 +91,10 @@ class Detector:
             raise ValueError(f"mode must be one of {DETECTION_MODES}, not {mode!r}")
         self.template = template
         self.mode = mode
-        self.paths = template.path_set
-        self.known = frozenset(template.known_paths)
+        # interned, as the compiled segmentation's paths are: a lookup of a page's path finds the same object and
+        # compares no characters (measured: the layout choice 58 → 42 µs a page, cold, on the msv-big9 speed pages)
+        self.paths = frozenset(map(sys.intern, template.path_set))
+        self.known = frozenset(map(sys.intern, template.known_paths))
         self.noise_paths = self.known - self.paths
         self.threshold = template.params.similarity_threshold
         self.recursive = template.params.rules == "recursive"
