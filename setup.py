@@ -1,13 +1,18 @@
 """Build of the optional compiled parts (``fce/_segment.pyx``: the segmentation loop; ``fce/_scan.pyx``: the byte
-scans of :mod:`fce.parse`); everything else is in pyproject.toml.
+scans of :mod:`fce.parse`; ``fce/methods/mainblock.py``: the ``mainblock`` scoring, which guided detection runs);
+everything else is in pyproject.toml.
 
 The segmentation extension reads lxml's tree through lxml's public C API, so it is compiled against the lxml
-headers (a build requirement); both need a C compiler. Both are optional: where they cannot be built, the install
+headers (a build requirement); all need a C compiler. All are optional: where they cannot be built, the install
 goes on without them, ``fce.blocks`` uses its pure-Python loop, which gives the same blocks (tests/test_blocks.py
-checks both), and ``fce.parse`` checks UTF-8 by decoding and searches with ``bytes.find``.
+checks both), ``fce.parse`` checks UTF-8 by decoding and searches with ``bytes.find``, and ``mainblock`` runs as
+the Python module it is (it is written in Cython's pure Python mode: one source, compiled or not; tests compare).
 """
 
 from setuptools import Extension, setup
+
+#: fce.methods.COMPILED_METHODS (not imported from there: fce's dependencies are not installed at build time)
+_COMPILED_METHODS = ("mainblock",)
 
 
 def _extensions() -> list[Extension]:
@@ -19,6 +24,8 @@ def _extensions() -> list[Extension]:
     exts = [
         Extension("fce._segment", ["fce/_segment.pyx"], include_dirs=lxml.get_include(), optional=True),
         Extension("fce._scan", ["fce/_scan.pyx"], optional=True),
+        # written in Cython's pure Python mode: compiled from its .py, which also runs as it is (fce.methods)
+        *(Extension(f"fce.methods.{name}", [f"fce/methods/{name}.py"], optional=True) for name in _COMPILED_METHODS),
     ]
     return cythonize(exts, language_level=3, quiet=True)
 

@@ -225,6 +225,10 @@ def versions() -> str:
     from fce import parse
 
     out.append("byte scans of the parse " + ("compiled (fce._scan)" if parse.SCANS_COMPILED else "in Python"))
+    from fce.methods import mainblock
+
+    if hasattr(mainblock, "COMPILED"):  # (a baseline older than the compiled mainblock has no such flag)
+        out.append("mainblock " + ("compiled" if mainblock.COMPILED else "in Python"))
     return ", ".join(out)
 
 

@@ -455,6 +455,11 @@ def methods() -> None:
     typer.echo("byte scans of the parse (UTF-8 check, search): " + (
         "compiled (fce._scan)" if SCANS_COMPILED
         else f"Python (fce._scan not built, or {NO_ACCEL_ENV} set; same output, slower)"))
+    from fce.methods.mainblock import COMPILED
+
+    typer.echo("mainblock scoring (the fallback and guided detection): " + (
+        "compiled (fce/methods/mainblock.py)" if COMPILED
+        else f"Python (not compiled at install, or {NO_ACCEL_ENV} set; same output, slower)"))
 
 
 @app.command()

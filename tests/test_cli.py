@@ -377,6 +377,9 @@ def test_version_methods_and_help() -> None:
     from fce.parse import SCANS_COMPILED
 
     assert ("byte scans of the parse (UTF-8 check, search): compiled" in methods) == SCANS_COMPILED
+    from fce.methods.mainblock import COMPILED
+
+    assert ("mainblock scoring (the fallback and guided detection): compiled" in methods) == COMPILED
     assert "Usage" in run().output
     assert "eval" in run("--help").stdout  # registered from fce.evaluation.command
 

@@ -215,3 +215,83 @@ def test_empty_and_text_free_pages_give_nothing() -> None:
     assert extract("") == ""
     assert extract("<div><img src='a.png'><div></div></div>") == ""
     assert mb.select_main(blocks_of(parse_page(b"<html></html>"))) == []
+
+
+# -- the compiled module against its source (the module is written in Cython's pure Python mode) ---------------------
+
+
+def test_the_compiled_module_is_built() -> None:
+    # like the compiled segmentation and byte scans: the suite must not quietly test the source only
+    import os
+
+    if os.environ.get("FCE_NO_ACCEL", "") not in ("", "0"):
+        assert not mb.COMPILED
+        return
+    assert mb.COMPILED, "fce/methods/mainblock.py is not compiled: reinstall with a C compiler (pip install -e .)"
+
+
+def test_fce_no_accel_runs_the_source() -> None:
+    import os
+    import subprocess
+    import sys
+
+    probe = "import fce.methods.mainblock as m; print(m.COMPILED, m.__file__.endswith('.py'))"
+
+    def run(value: str) -> list[str]:
+        env = {**os.environ, "FCE_NO_ACCEL": value}
+        return subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True,
+                              check=True).stdout.split()
+
+    assert run("1") == ["False", "True"]
+    assert run("") in (["True", "False"], ["False", "True"])  # compiled where built, the source otherwise
+
+
+def _source_module():  # type: ignore[no-untyped-def]
+    """``fce/methods/mainblock.py`` run as Python, beside the compiled module (its registration kept apart)."""
+    import importlib.util
+    from pathlib import Path
+
+    import pytest
+
+    from fce import methods
+
+    source = Path(mb.__file__).with_name("mainblock.py")
+    spec = importlib.util.spec_from_file_location("fce_mainblock_source", source)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(methods, "_REGISTRY", {})
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+    assert not module.COMPILED
+    return module
+
+
+def _selection(module, tree, mask):  # type: ignore[no-untyped-def]
+    covered: list[int] = []
+    return module.select_main(tree, mask, covered), covered
+
+
+def test_the_source_selects_as_the_compiled_module_does() -> None:
+    import random
+
+    import pytest
+
+    from fce.detect import Detector
+    from fce.learn import TemplateLearner
+    from tests._sites import site_pages
+
+    if not mb.COMPILED:
+        pytest.skip("the compiled module is not built (or FCE_NO_ACCEL is set)")
+    source = _source_module()
+    rng = random.Random(7)
+    compared = 0
+    for layout, seed in (("div", 1), ("table", 2), ("div", 5)):
+        pages = [p for _, p in site_pages("agree.test", 14, seed, layout)]
+        detector = Detector(TemplateLearner("agree.test").fit(pages[:10]).template_)
+        for parsed in pages + [parse_page(page(para() * 3 + nav() + paras(4, "beta", "div")))]:
+            tree = blocks_of(parsed)
+            guided = [p in detector.noise_paths for p in tree.columns.paths]
+            masks = [None, guided, [rng.random() < 0.3 for _ in range(len(tree))]]
+            for mask in masks:
+                assert _selection(source, tree, mask) == _selection(mb, tree, mask)
+                compared += 1
+    assert compared == 3 * (3 * 15)

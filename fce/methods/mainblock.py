@@ -1,3 +1,4 @@
+# cython: infer_types=False
 """``mainblock``: fce's own single-page method — score the block tree, keep the best-scoring container.
 
 Not from the seed papers: the paper methods (density, CCB, BTE, DSC, LQF) stay below readability's word F1 on
@@ -36,6 +37,12 @@ readability-lxml and Mozilla's Readability.js), restated here over blocks:
 
 Steps 2 (loose text), 4, 5 (the chunks, repeats and non-``<p>`` paragraphs), 6 (bylines, captions, short boxes)
 and 8 are measured additions (README, "Choosing the fallback"); every constant says where its value comes from.
+
+Guided detection runs this scoring on every page, so the module is written in Cython's pure Python mode: ``setup.py``
+compiles it where the install has a C compiler (:data:`COMPILED` says which runs). It stays plain Python; the C
+types of hot local variables are annotations (``i: cython.Py_ssize_t``) that Python never evaluates, and the
+directive comment at the top (``infer_types=False``: no other variable gets a C type) keeps the compiled module's
+arithmetic that of Python. ``tests/test_methods_mainblock.py`` runs the source against the compiled module.
 """
 
 from __future__ import annotations
@@ -45,13 +52,21 @@ from collections.abc import Sequence
 from functools import lru_cache
 from itertools import compress
 
+try:
+    import cython
+except ModuleNotFoundError:  # Cython is a build requirement only: plain Python then (see the module docstring)
+    from fce import _cython_shim as cython
+
 from fce.blocks import INLINE_BLOCK_TAGS, BlockTree, Columns, blocks_of, subtree_sums
 from fce.extraction import ExtractedBlock
 from fce.learn import name_words
 from fce.methods import register
 from fce.parse import Page
 
-__all__ = ["mainblock", "select_main"]
+__all__ = ["COMPILED", "mainblock", "select_main"]
+
+#: Whether this module runs compiled (``setup.py``; ``fce methods`` reports it).
+COMPILED: bool = cython.compiled
 
 #: A block with fewer characters is not a paragraph (readability uses 25). Also readability-lxml's
 #: ``min_text_length``: a box with less text and no paragraph is dropped from the output ("too short content").
@@ -281,9 +296,19 @@ def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[list[int], list[i
             covered: list[int], relaxed: bool) -> list[ExtractedBlock]:
     """One attempt of :func:`select_main`; ``relaxed`` (the retry, step 8) ignores names and prunes nothing."""
     cols = tree.columns
-    tags, parents, paths = cols.tags, cols.parents, cols.paths
-    children = tree.children
-    chars, links, para, para_commas = sums
+    tags: list = cols.tags
+    parents: list = cols.parents
+    paths: list = cols.paths
+    children: list = tree.children
+    chars: list = sums[0]
+    links: list = sums[1]
+    para: list = sums[2]
+    para_commas: list = sums[3]
+    i: cython.Py_ssize_t
+    j: cython.Py_ssize_t
+    _step: cython.int
+    points: cython.double
+    share: cython.double
     score: dict[int, float] = {}
     furniture: dict[int, bool] = {}
     # (the paragraphs long enough, picked in C: most blocks are not)
@@ -296,7 +321,7 @@ def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[list[int], list[i
         if tag in LOOSE_TEXT_TAGS and children[i] and _loose_text_scores_here(tree, i, furniture):
             j = i
         share = 1.0
-        for _ in range(2):  # the parent, then the grandparent
+        for _step in range(2):  # the parent, then the grandparent
             base = score.get(j)
             if base is None:
                 base = TAG_WEIGHTS.get(tags[j], 0.0) + (0.0 if relaxed else _name_weight(paths[j]))
