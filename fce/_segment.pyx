@@ -1144,6 +1144,9 @@ cdef int _own_text_counts(_Builder b, Py_ssize_t* lengths, Py_ssize_t* commas) e
             o = part.owner
             piece = <object>part.text
             length = PyUnicode_GET_LENGTH(piece)
+            if 0 < length <= SPACE_RUNS and piece is <object>PyTuple_GET_ITEM(_spaces, length):
+                in_word[o] = 0  # a whitespace run (most pieces): it only ends the word before it
+                continue
             kind = PyUnicode_KIND(piece)
             data = PyUnicode_DATA(piece)
             for i in range(length):
