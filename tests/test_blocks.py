@@ -418,7 +418,9 @@ def assert_same_tree(compiled, python):
             got, want = [], []
             assert compiled.pieces(i, keep, got) == python.pieces(i, keep, want)
             assert got == want
-            assert compiled.render(i, keep) == python.render(i, keep)
+            rendered, seen = compiled.render(i, keep, []), []
+            assert rendered == python.render(i, keep, seen) == compiled.render(i, keep)
+            assert seen == want
 
 
 @pytest.mark.skipif(not __import__("fce.blocks").blocks.ACCELERATED, reason="the compiled walk is not built")
