@@ -144,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 #: The stages :func:`stages` times, in the order a guided detection runs them.
-STAGES = ("lxml floor", "parse_page", "walk (segmentation)", "columns", "children", "layout choice and fit",
+STAGES = ("lxml floor", "parse_page", "walk (segmentation)", "columns", "layout choice and fit",
           "match (mask, subtree sums, selection)", "extraction value", "freeing the page")
 
 
@@ -171,8 +171,6 @@ def stages(work: Sequence[tuple[Any, bytes, str | None]], repeat: int) -> int:
             tree = blocks_of(page, site.path_style)
             marks.append(clock())
             tree.columns  # noqa: B018 (computed and cached on first read)
-            marks.append(clock())
-            tree.children  # noqa: B018
             marks.append(clock())
             choice = site.choose(tree)
             marks.append(clock())

@@ -718,6 +718,28 @@ cdef class _Builder:
             free(counted)
         return self.paths, self.tags, parents, depths, ends, lengths, commas, link_chars
 
+    def child_indices(self, Py_ssize_t index):
+        """The tuple of block ``index``'s sub-blocks (``children()[index]``), made alone: a sub-block's next sibling
+        is its subtree's end, so this reads only the sub-blocks, and code that needs a few blocks' children does not
+        make every block's."""
+        cdef Py_ssize_t n, j, k
+        cdef list indices
+        cdef tuple out
+        if index < 0 or index >= self.size:
+            raise IndexError(index)
+        if self.kids is not None:
+            return <object>PyList_GET_ITEM(self.kids, index)
+        n = self.items[index].n_children
+        if n == 0:
+            return ()
+        indices = self._indices()
+        out = PyTuple_New(n)
+        j = index + 1
+        for k in range(n):
+            _set(out, k, <object>PyList_GET_ITEM(indices, j))
+            j = self.items[j].end
+        return out
+
     def children(self):
         """Per block, the tuple of its sub-blocks' indices (``Block.children``), made once: the blocks built by
         :meth:`blocks` hold the same tuples. They hold only ints, so the cyclic GC need not track them."""

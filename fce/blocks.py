@@ -266,6 +266,15 @@ class BlockTree:
             self._children = kids
         return kids
 
+    def child_indices(self, index: int) -> tuple[int, ...]:
+        """The indices of block ``index``'s sub-blocks (``children[index]``), without making every block's tuple
+        where they are not made yet (the guided selection reads a few blocks' children only)."""
+        if self._children is not None:
+            return self._children[index]
+        if self._seg is not None:
+            return self._seg.child_indices(index)  # type: ignore[no-any-return]
+        return self.blocks[index].children
+
     def __reduce__(self) -> tuple[type[BlockTree], tuple[tuple[Block, ...]]]:
         return BlockTree, (self.blocks,)  # pickled as its blocks (a compiled segmentation is not picklable)
 

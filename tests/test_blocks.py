@@ -404,12 +404,15 @@ def test_the_compiled_walk_gives_the_python_loops_blocks(body, keep_comments):
     finally:
         blocks._ACCEL = accel
     for style in blocks.PATH_STYLES:
+        assert compiled[style]._children is None
         assert_same_tree(compiled[style], python[style])
 
 
 def assert_same_tree(compiled, python):
     """The compiled segmentation read every way a BlockTree can be read (columns, children, rendering with and
     without a ``keep``) gives what the Python one gives (its columns derived from its blocks)."""
+    # (first: a fresh compiled tree makes each block's children alone, before its blocks make all of them)
+    assert [compiled.child_indices(i) for i in range(len(python))] == [b.children for b in python.blocks]
     assert compiled.blocks == python.blocks
     assert compiled.columns == python.columns
     assert compiled.children == python.children

@@ -182,8 +182,8 @@ def _loose_text_scores_here(tree: BlockTree, i: int, furniture: dict[int, bool])
     as furniture."""
     cols = tree.columns
     tags, parents, paths = cols.tags, cols.parents, cols.paths
-    if all(tags[k] in _INLINE for k in tree.children[i]):
-        return False  # text and inline spans only: readability turns the block itself into a <p>
+    if all(tags[k] in _INLINE for k in tree.child_indices(i)):
+        return False  # text and inline spans only (or no sub-block): readability turns the block itself into a <p>
     chain = []
     j = i
     while j >= 0 and j not in furniture:
@@ -299,7 +299,6 @@ def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[list[int], list[i
     tags: list = cols.tags
     parents: list = cols.parents
     paths: list = cols.paths
-    children: list = tree.children
     chars: list = sums[0]
     links: list = sums[1]
     para: list = sums[2]
@@ -318,7 +317,7 @@ def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[list[int], list[i
             continue
         points = 1.0 + para_commas[i] + min(para[i] / CHARS_PER_POINT, MAX_LENGTH_POINTS)
         j = parents[i]
-        if tag in LOOSE_TEXT_TAGS and children[i] and _loose_text_scores_here(tree, i, furniture):
+        if tag in LOOSE_TEXT_TAGS and _loose_text_scores_here(tree, i, furniture):
             j = i
         share = 1.0
         for _step in range(2):  # the parent, then the grandparent
@@ -347,9 +346,10 @@ def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[list[int], list[i
             tag = tags[c]
             if tag in _INLINE or chars[c] <= SIBLING_MIN_CHARS or density(c) >= SIBLING_MAX_LINK_DENSITY:
                 return False
-            return tag == "p" or all(tags[k] in _INLINE for k in children[c])
+            return tag == "p" or all(tags[k] in _INLINE for k in tree.child_indices(c))
 
-        chosen = [c for c in children[parent] if c == best or final.get(c, -1.0) >= threshold or paragraph(c)]
+        chosen = [c for c in tree.child_indices(parent)
+                  if c == best or final.get(c, -1.0) >= threshold or paragraph(c)]
         chunks = _chunks(tree, parent, final, threshold)
         chunks += _repeats(tree, best, parent, final, threshold, chunks)
         if chunks:
@@ -421,7 +421,7 @@ def _chunks(tree: BlockTree, parent: int, final: dict[int, float], threshold: fl
         names = _names(paths[a])
         if names:
             found = []
-            for c in tree.children[up]:
+            for c in tree.child_indices(up):
                 if c != a and _names(paths[c]) == names:
                     end = ends[c]
                     if max((v for k, v in final.items() if c <= k < end), default=-1.0) >= threshold:
