@@ -1149,13 +1149,11 @@ cdef int _own_text_counts(_Builder b, Py_ssize_t* lengths, Py_ssize_t* commas) e
     """Per block, ``len(own text)`` and ``own text.count(",")`` (:func:`_own_text`) without building the texts: one
     pass over all text pieces in document order, each block's pieces fed to its own count (whitespace runs are one
     space between words, none at either end: a space is counted when a word follows it)."""
-    cdef Py_ssize_t n = b.size, k, i, length, o
+    cdef Py_ssize_t n = b.size, k, o
     cdef char* in_word = <char*>calloc(n + 1, 1)
     cdef Part* part
     cdef object piece
     cdef int kind
-    cdef void* data
-    cdef Py_UCS4 ch
     if in_word is NULL:
         raise MemoryError()
     try:
@@ -1165,27 +1163,44 @@ cdef int _own_text_counts(_Builder b, Py_ssize_t* lengths, Py_ssize_t* commas) e
                 continue
             o = part.owner
             piece = <object>part.text
-            length = PyUnicode_GET_LENGTH(piece)
-            if 0 < length <= SPACE_RUNS and piece is <object>PyTuple_GET_ITEM(_spaces, length):
+            if _ready_spaces(piece):
                 in_word[o] = 0  # a whitespace run (most pieces): it only ends the word before it
                 continue
             kind = PyUnicode_KIND(piece)
-            data = PyUnicode_DATA(piece)
-            for i in range(length):
-                ch = PyUnicode_READ(kind, data, i)
-                if Py_UNICODE_ISSPACE(ch):
-                    in_word[o] = 0
-                    continue
-                if not in_word[o]:
-                    if lengths[o]:
-                        lengths[o] += 1  # the space before this word
-                    in_word[o] = 1
-                lengths[o] += 1
-                if ch == 44:  # ","
-                    commas[o] += 1
+            if kind == PyUnicode_1BYTE_KIND:
+                _count_piece(<Py_UCS1*>PyUnicode_DATA(piece), PyUnicode_GET_LENGTH(piece), &in_word[o],
+                             &lengths[o], &commas[o])
+            elif kind == PyUnicode_2BYTE_KIND:
+                _count_piece(<Py_UCS2*>PyUnicode_DATA(piece), PyUnicode_GET_LENGTH(piece), &in_word[o],
+                             &lengths[o], &commas[o])
+            else:
+                _count_piece(<Py_UCS4*>PyUnicode_DATA(piece), PyUnicode_GET_LENGTH(piece), &in_word[o],
+                             &lengths[o], &commas[o])
     finally:
         free(in_word)
     return 0
+
+
+cdef inline void _count_piece(_char* data, Py_ssize_t length, char* in_word, Py_ssize_t* count,
+                              Py_ssize_t* commas) noexcept:
+    """One piece's part of :func:`_own_text_counts` for its block (``in_word``: the block's last character so far
+    was a non-space), read as the characters it is stored as; the counts kept in locals while the loop runs."""
+    cdef Py_ssize_t i, n = count[0], c = commas[0]
+    cdef bint word = in_word[0]
+    cdef Py_UCS4 ch
+    for i in range(length):
+        ch = data[i]
+        if _latin1_space[ch] if ch < 256 else Py_UNICODE_ISSPACE(ch):
+            word = False
+            continue
+        if not word:
+            if n:
+                n += 1  # the space before this word
+            word = True
+        n += 1
+        if ch == 44:  # ","
+            c += 1
+    count[0], commas[0], in_word[0] = n, c, word
 
 
 def own_texts(list parts):

@@ -353,7 +353,7 @@ def test_an_anchor_without_href_is_not_a_link():
 
 _TAGS = ["div", "p", "span", "a", "b", "td", "li", "ul", "table", "tr", "script", "style", "br", "img", "input",
          "select", "svg", "iframe", "h1", "noscript", "em", "section", "fb:like", "x-widget", "pre", "title", "body"]
-_TEXT = st.text(alphabet=st.sampled_from(list("ab yz,.\n\t\r\x0b\x0c\xa0\u2003\u3000\x1c\x85\u200b&<>é中")),
+_TEXT = st.text(alphabet=st.sampled_from(list("ab yz,.\n\t\r\x0b\x0c\xa0\u2003\u3000\x1c\x85\u200b&<>é中\U0001f600")),
                 max_size=12)
 
 
