@@ -1,89 +1,259 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
-"""Byte scans of :mod:`fce.parse`, compiled (optional accelerator): whether bytes are well-formed UTF-8, without
-decoding them, and where a byte string first occurs.
+"""Byte scans of :mod:`fce.parse`, compiled (optional accelerator): the checks a page's bytes pass before they are
+handed to libxml2 as they are (``fce.parse._parse_from_bytes``), each in one pass over the bytes and without a
+copy of them.
 
-:func:`fce.parse.parse_page` hands a UTF-8 page's bytes to libxml2 as they are; it only needs to know that they are
-valid UTF-8 (then the page is read as UTF-8, without the windows-1252 fallback). ``bytes.decode`` answers that by
-building the whole text as a Python string — for a page with a few curly quotes a two-byte-per-character copy of
-it. :func:`is_utf8` reads the bytes once, eight ASCII bytes at a time. Accepted is exactly what CPython's strict
-UTF-8 decoder accepts: the well-formed byte sequences of the Unicode Standard, Table 3-7 (no overlong forms, no
-surrogates U+D800–DFFF, nothing above U+10FFFF); ``tests/test_parse.py`` checks it against ``bytes.decode`` on
-random and boundary input.
+:func:`scan` answers, in one pass, what the byte-level parse needs of every byte: that the bytes are strict UTF-8
+(then the page is read as UTF-8, without the windows-1252 fallback), hold no NUL, and hold no control character in
+a prefix; and whether they are all ASCII (then a page labelled with an ASCII-compatible single-byte codec reads as
+its bytes too). ``bytes.decode`` answered the first by building the whole text as a Python string, the others took
+a ``translate`` copy of the prefix, a ``memchr`` and ``bytes.isascii``: four passes. Here the bytes are read in
+chunks of :data:`CHUNK` whose test the C compiler turns into vector instructions; only a chunk with a non-ASCII
+byte (or, in the prefix, a byte below 0x20: tab and newline are common) is read a character at a time.
+Accepted as UTF-8 is exactly what CPython's strict decoder accepts: the well-formed byte sequences of the Unicode
+Standard, Table 3-7 (no overlong forms, no surrogates U+D800–DFFF, nothing above U+10FFFF).
 
-:func:`find` is ``bytes.find`` through the C library's ``memmem``, which skips through a page three to five times
-faster than CPython's two-way search does for a short needle (measured on msv-big9 pages: 8 µs against 24–42 µs).
+:func:`binds_prefix` is ``fce.parse._FOREIGN_PREFIX_LOOSE`` (``xmlns:[^=]*=[^"']*["'](uri|…)["']``) tried where
+``xmlns:`` occurs, found by a chunked test for an ``x`` with a ``:`` five bytes on (glibc's ``memmem`` took 2–3
+times as long on the msv-big9 pages), the pattern followed in C instead of a regex call per occurrence.
+
+``tests/test_parse.py`` checks both against the Python versions in ``fce.parse`` and against ``bytes.decode`` and
+the regexes on random, boundary and hypothesis-generated input.
 """
 
-from libc.stdint cimport uint64_t
-from libc.string cimport memcpy
+from libc.string cimport memchr, memcmp
 
-cdef extern from "string.h" nogil:
-    void* memmem(const void* haystack, size_t haystacklen, const void* needle, size_t needlelen)
+cdef enum:
+    # Bytes per chunk of the vectorised tests. 64 measured fastest on the msv-big9 pages (:func:`scan`, median per
+    # page: 32 bytes 7.3 µs, 64 bytes 6.2 µs; the 16-byte vectors of SSE2 take a chunk in four steps).
+    CHUNK = 128
 
-
-def is_utf8(const unsigned char[::1] data not None):
-    """True when ``data`` (bytes, or any contiguous byte buffer) decodes as strict UTF-8."""
-    cdef Py_ssize_t n = data.shape[0]
-    if n == 0:
-        return True
-    cdef bint ok
-    with nogil:
-        ok = _valid(&data[0], n)
-    return ok
+#: The control bytes of ``fce.parse._CONTROL_BYTES`` — 0x01–0x08, 0x0B, 0x0E–0x1A, 0x1C–0x1F — as bits of a word
+#: (bit c for byte c; the tests compare :func:`scan` with ``fce.parse._has_control_bytes`` on every byte).
+cdef unsigned int CONTROL_BITS = 0xF7FFC9FE
 
 
-cdef bint _valid(const unsigned char* s, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t i = 0
-    cdef uint64_t word
+cdef inline bint _is_control(unsigned char c) noexcept nogil:
+    return c < 0x20 and (CONTROL_BITS >> c) & 1
+
+
+cdef inline bint _chunk_plain(const unsigned char* s, bint in_prefix) noexcept nogil:
+    """Whether the CHUNK bytes at ``s`` are ASCII and none is NUL (nor, ``in_prefix``, a control byte). Written
+    as a branch-free reduction over the chunk so that the compiler vectorises it."""
+    cdef unsigned char high = 0, bad = 0, c
+    cdef int k
+    if in_prefix:
+        for k in range(CHUNK):
+            c = s[k]
+            high |= c
+            # NUL or a control byte: below 0x09, 0x0B, 0x0E–0x1A, 0x1C–0x1F
+            bad |= (c < 0x09) | (c == 0x0B) | (<unsigned char>(c - 0x0E) < 13) | (<unsigned char>(c - 0x1C) < 4)
+    else:
+        for k in range(CHUNK):
+            c = s[k]
+            high |= c
+            bad |= c == 0
+    return (high & 0x80) == 0 and bad == 0
+
+
+cdef int _scan(const unsigned char* s, Py_ssize_t n, Py_ssize_t stop) noexcept nogil:
+    """2: ASCII, 1: UTF-8 with non-ASCII characters, 0: neither, or a NUL, or a control byte before ``stop``."""
+    cdef Py_ssize_t i = 0, end, length
     cdef unsigned char c, c1, lo, hi
-    cdef Py_ssize_t length
-    cdef uint64_t ascii_mask = 0x80808080
-    ascii_mask |= ascii_mask << 32  # the high bit of each of eight bytes
+    cdef bint ascii = True
     while i < n:
-        if i + 8 <= n:
-            memcpy(&word, s + i, 8)
-            if (word & ascii_mask) == 0:
-                i += 8
+        if i + CHUNK <= n:
+            # a chunk across ``stop`` is read a character at a time, so that only bytes before it are held to
+            # the control test
+            if (i + CHUNK <= stop or i >= stop) and _chunk_plain(s + i, i < stop):
+                i += CHUNK
                 continue
-        c = s[i]
-        if c < 0x80:
-            i += 1
-            continue
-        if c < 0xC2:  # a continuation byte first, or an overlong two-byte form (C0, C1)
+            end = i + CHUNK
+        else:
+            end = n
+        while i < end:  # a character at a time; a sequence may end past ``end``
+            c = s[i]
+            if c < 0x80:
+                if c == 0 or (i < stop and _is_control(c)):
+                    return 0
+                i += 1
+                continue
+            ascii = False
+            if c < 0xC2:  # a continuation byte first, or an overlong two-byte form (C0, C1)
+                return 0
+            if c < 0xE0:
+                if i + 1 >= n or (s[i + 1] & 0xC0) != 0x80:
+                    return 0
+                i += 2
+                continue
+            if c > 0xF4:
+                return 0
+            # the bytes of the sequence: 3 below F0, else 4; its second byte's range (Table 3-7): E0 A0–BF (no
+            # overlong), ED 80–9F (no surrogates), F0 90–BF (no overlong), F4 80–8F (nothing above U+10FFFF),
+            # else 80–BF
+            length = 3 if c < 0xF0 else 4
+            if i + length > n:
+                return 0
+            c1 = s[i + 1]
+            lo = 0xA0 if c == 0xE0 else 0x90 if c == 0xF0 else 0x80
+            hi = 0x9F if c == 0xED else 0x8F if c == 0xF4 else 0xBF
+            if c1 < lo or c1 > hi or (s[i + 2] & 0xC0) != 0x80 or (length == 4 and (s[i + 3] & 0xC0) != 0x80):
+                return 0
+            i += length
+    return 2 if ascii else 1
+
+
+def scan(const unsigned char[::1] data not None, Py_ssize_t control_stop):
+    """What the byte-level parse needs to know of ``data`` (bytes, or any contiguous byte buffer), in one pass:
+    ``"ascii"`` when every byte is ASCII, ``"utf-8"`` when ``data`` is strict UTF-8 with non-ASCII characters,
+    and None when it is not UTF-8, holds a NUL, or holds a control byte (0x01–0x08, 0x0B, 0x0E–0x1A, 0x1C–0x1F)
+    in ``data[:control_stop]`` (``control_stop`` ≥ 0)."""
+    cdef Py_ssize_t n = data.shape[0]
+    cdef int kind
+    if control_stop < 0:
+        raise ValueError("control_stop must be >= 0")
+    if n == 0:
+        return "ascii"
+    with nogil:
+        kind = _scan(&data[0], n, control_stop)
+    return "ascii" if kind == 2 else "utf-8" if kind == 1 else None
+
+
+cdef Py_ssize_t _find_xmlns(const unsigned char* s, Py_ssize_t n, Py_ssize_t start) noexcept nogil:
+    """Where ``xmlns:`` first occurs at or after ``start``, or -1. A chunk of positions is tested at once for an
+    ``x`` with a ``:`` five bytes on (vectorised; the pair is rare in HTML), and only a chunk with one is searched."""
+    cdef Py_ssize_t i = start, j
+    cdef unsigned char hit
+    cdef int k
+    while i + CHUNK + 5 <= n:
+        hit = 0
+        for k in range(CHUNK):
+            hit |= (s[i + k] == b"x") & (s[i + k + 5] == b":")
+        if hit:
+            for j in range(i, i + CHUNK):
+                if s[j] == b"x" and memcmp(s + j, b"xmlns:", 6) == 0:
+                    return j
+        i += CHUNK
+    while i + 6 <= n:
+        if s[i] == b"x" and memcmp(s + i, b"xmlns:", 6) == 0:
+            return i
+        i += 1
+    return -1
+
+
+cdef bint _binds_at(const unsigned char* s, Py_ssize_t n, Py_ssize_t at, tuple uris):
+    """Whether ``xmlns:[^=]*=[^"']*["'](uri|…)["']`` matches at ``at`` (where ``xmlns:`` is). Neither class can
+    hold the character after it, so each repeat ends at the first ``=``, then the first quote, as the regex's
+    backtracking would find."""
+    cdef Py_ssize_t p = at + 6, m
+    cdef bytes uri
+    while p < n and s[p] != b"=":
+        p += 1
+    p += 1
+    while p < n and s[p] != b'"' and s[p] != b"'":
+        p += 1
+    p += 1
+    if p >= n:
+        return False
+    for uri in uris:
+        m = len(uri)
+        if p + m < n and memcmp(s + p, <const char*>uri, m) == 0 and (s[p + m] == b'"' or s[p + m] == b"'"):
+            return True
+    return False
+
+
+def binds_prefix(const unsigned char[::1] data not None, tuple uris not None):
+    """Whether ``xmlns:[^=]*=[^"']*["'](uri|…)["']`` matches somewhere in ``data``, ``uris`` being a tuple of
+    bytes (taken literally)."""
+    cdef Py_ssize_t n = data.shape[0], at
+    cdef object uri
+    for uri in uris:
+        if type(uri) is not bytes:
+            raise TypeError("uris must be bytes")
+    if n == 0:
+        return False
+    at = _find_xmlns(&data[0], n, 0)
+    while at >= 0:
+        if _binds_at(&data[0], n, at, uris):
+            return True
+        at = _find_xmlns(&data[0], n, at + 6)
+    return False
+
+
+cdef inline bint _is_space(unsigned char c) noexcept nogil:
+    return c == b" " or 0x09 <= c <= 0x0D  # the regex's \s for bytes: space, \t \n \v \f \r
+
+
+cdef inline bint _is_name(unsigned char c) noexcept nogil:
+    return (b"a" <= (c | 0x20) <= b"z") or b"0" <= c <= b"9" or c == b"_" or c == b":" or c == b"." or c == b"-"
+
+
+cdef inline bint _ascii_caseless_at(const unsigned char* s, const char* lower, Py_ssize_t m) noexcept nogil:
+    """Whether the ``m`` bytes at ``s`` are ``lower`` (ASCII letters) in any case: a byte ORed with 0x20 is a
+    lowercase letter only if it is that letter in either case."""
+    cdef Py_ssize_t k
+    for k in range(m):
+        if (s[k] | 0x20) != <unsigned char>lower[k]:
             return False
-        if c < 0xE0:
-            if i + 1 >= n or (s[i + 1] & 0xC0) != 0x80:
-                return False
-            i += 2
-            continue
-        if c > 0xF4:
-            return False
-        # the bytes of the sequence: 3 below F0, else 4; its second byte's range (Table 3-7): E0 A0–BF (no
-        # overlong), ED 80–9F (no surrogates), F0 90–BF (no overlong), F4 80–8F (nothing above U+10FFFF), else 80–BF
-        length = 3 if c < 0xF0 else 4
-        if i + length > n:
-            return False
-        c1 = s[i + 1]
-        lo = 0xA0 if c == 0xE0 else 0x90 if c == 0xF0 else 0x80
-        hi = 0x9F if c == 0xED else 0x8F if c == 0xF4 else 0xBF
-        if c1 < lo or c1 > hi or (s[i + 2] & 0xC0) != 0x80 or (length == 4 and (s[i + 3] & 0xC0) != 0x80):
-            return False
-        i += length
     return True
 
 
-def find(const unsigned char[::1] data not None, const unsigned char[::1] needle not None, Py_ssize_t start=0):
-    """``data.find(needle, start)`` for bytes (``start`` ≥ 0)."""
-    cdef Py_ssize_t n = data.shape[0], m = needle.shape[0]
+cdef Py_ssize_t _charset_name(const unsigned char* s, Py_ssize_t stop, Py_ssize_t r, Py_ssize_t* end) noexcept nogil:
+    """Where ``charset\\s*=\\s*["']?\\s*([A-Za-z0-9_:.\\-]+)`` (ASCII letters in any case) matching at ``r`` has
+    its name (and, in ``end``, where the name ends), or -1. Every repeat is greedy and no backtracking can help: a
+    repeat never holds what follows it, and giving back the optional quote leaves a quote where the name must
+    start."""
+    cdef Py_ssize_t t = r + 7
+    if t > stop or not _ascii_caseless_at(s + r, b"charset", 7):
+        return -1
+    while t < stop and _is_space(s[t]):
+        t += 1
+    if t >= stop or s[t] != b"=":
+        return -1
+    t += 1
+    while t < stop and _is_space(s[t]):
+        t += 1
+    if t < stop and (s[t] == b'"' or s[t] == b"'"):
+        t += 1
+    while t < stop and _is_space(s[t]):
+        t += 1
+    end[0] = t
+    while end[0] < stop and _is_name(s[end[0]]):
+        end[0] += 1
+    return t if end[0] > t else -1
+
+
+def meta_charset(const unsigned char[::1] data not None, Py_ssize_t stop):
+    """The charset name of ``<meta[^>]+?charset\\s*=\\s*["']?\\s*([A-Za-z0-9_:.\\-]+)`` (ASCII letters in any case:
+    ``fce.parse._META_CHARSET``) searched in ``data[:stop]`` (``stop`` ≥ 0), as bytes, or None. The regex tries
+    its lazy ``[^>]+?`` one byte longer at a time at every ``<meta`` in Python's regex engine; here the bytes after
+    ``<`` found by ``memchr`` are compared in C."""
+    cdef Py_ssize_t n = data.shape[0], p = 0, r, name = -1, end = 0
+    cdef const unsigned char* s
     cdef const void* at
-    if start < 0:
-        raise ValueError("start must be >= 0")
-    if m == 0:
-        return start if start <= n else -1
-    if start + m > n:
-        return -1
+    if stop < 0:
+        raise ValueError("stop must be >= 0")
+    if stop > n:
+        stop = n
+    if stop == 0:
+        return None
+    s = &data[0]
     with nogil:
-        at = memmem(&data[start], n - start, &needle[0], m)
-    if at is NULL:
-        return -1
-    return <Py_ssize_t>(<const unsigned char*>at - &data[0])
+        while p + 5 < stop:  # "<meta", one byte of [^>]+? and "charset" come before a name
+            at = memchr(s + p, b"<", stop - p)
+            if at is NULL:
+                break
+            p = <const unsigned char*>at - s
+            if p + 5 < stop and _ascii_caseless_at(s + p + 1, b"meta", 4):
+                r = p + 5  # [^>]+? : one more byte (not ">") before each try
+                while r < stop and s[r] != b">":
+                    r += 1
+                    name = _charset_name(s, stop, r, &end)
+                    if name >= 0:
+                        break
+                if name >= 0:
+                    break
+            p += 1
+    if name < 0:
+        return None
+    return bytes(data[name:end])
