@@ -1,31 +1,33 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
 """Byte scans of :mod:`fce.parse`, compiled (optional accelerator): the checks a page's bytes pass before they are
-handed to libxml2 as they are (``fce.parse._parse_from_bytes``), each in one pass over the bytes and without a
-copy of them.
+handed to libxml2 as they are (``fce.parse._parse_from_bytes``), each in one pass and without a copy of the bytes.
 
-:func:`scan` answers, in one pass, what the byte-level parse needs of every byte: that the bytes are strict UTF-8
-(then the page is read as UTF-8, without the windows-1252 fallback), hold no NUL, and hold no control character in
-a prefix; and whether they are all ASCII (then a page labelled with an ASCII-compatible single-byte codec reads as
-its bytes too). ``bytes.decode`` answered the first by building the whole text as a Python string, the others took
-a ``translate`` copy of the prefix, a ``memchr`` and ``bytes.isascii``: four passes. Here the bytes are read in
-chunks of :data:`CHUNK` whose test the C compiler turns into vector instructions; only a chunk with a non-ASCII
-byte (or, in the prefix, a byte below 0x20: tab and newline are common) is read a character at a time.
-Accepted as UTF-8 is exactly what CPython's strict decoder accepts: the well-formed byte sequences of the Unicode
-Standard, Table 3-7 (no overlong forms, no surrogates U+D800–DFFF, nothing above U+10FFFF).
+:func:`scan` answers in one pass what the byte-level parse needs of every byte: whether the bytes are strict UTF-8
+(then the page is read as UTF-8, without the windows-1252 fallback), hold no NUL and no control character in a
+prefix, and are all ASCII (then a page labelled with an ASCII-compatible single-byte codec reads as its bytes too).
+These were four passes: a UTF-8 check, a ``translate`` copy of the prefix, a ``memchr`` and ``bytes.isascii``.
+The bytes are read in chunks of ``CHUNK`` whose test the C compiler turns into vector instructions; only a chunk
+with a non-ASCII byte, a NUL or (in the prefix) a control byte is read again a character at a time. Accepted as
+UTF-8 is exactly what CPython's strict decoder accepts: the well-formed byte sequences of the Unicode Standard,
+Table 3-7 (no overlong forms, no surrogates U+D800–DFFF, nothing above U+10FFFF).
 
 :func:`binds_prefix` is ``fce.parse._FOREIGN_PREFIX_LOOSE`` (``xmlns:[^=]*=[^"']*["'](uri|…)["']``) tried where
 ``xmlns:`` occurs, found by a chunked test for an ``x`` with a ``:`` five bytes on (glibc's ``memmem`` took 2–3
-times as long on the msv-big9 pages), the pattern followed in C instead of a regex call per occurrence.
+times as long on the msv-big9 pages), and followed in C instead of a regex call per occurrence.
 
-``tests/test_parse.py`` checks both against the Python versions in ``fce.parse`` and against ``bytes.decode`` and
-the regexes on random, boundary and hypothesis-generated input.
+:func:`meta_charset` is ``fce.parse._META_CHARSET``'s search (``<meta[^>]+?charset…``) over a page's first bytes,
+with the ``<`` found by ``memchr`` and the rest compared in C.
+
+``tests/test_parse.py`` checks each against its Python version in ``fce.parse`` and against ``bytes.decode`` and
+the regexes, on every byte around the chunk boundaries and on hypothesis-generated input.
 """
 
 from libc.string cimport memchr, memcmp
 
 cdef enum:
-    # Bytes per chunk of the vectorised tests. 64 measured fastest on the msv-big9 pages (:func:`scan`, median per
-    # page: 32 bytes 7.3 µs, 64 bytes 6.2 µs; the 16-byte vectors of SSE2 take a chunk in four steps).
+    # Bytes per chunk of the vectorised tests. Measured on the 90 msv-big9 speed pages, median µs per page of
+    # scan (binds_prefix): 32 bytes 7.4 (5.4), 64 bytes 5.8 (4.6), 128 bytes 5.4–5.7 (4.2–4.3), 256 bytes 5.4 (4.0);
+    # past 128 the gain is within the noise, and a non-ASCII byte sends a longer chunk to the slow path.
     CHUNK = 128
 
 #: The control bytes of ``fce.parse._CONTROL_BYTES`` — 0x01–0x08, 0x0B, 0x0E–0x1A, 0x1C–0x1F — as bits of a word
@@ -63,9 +65,9 @@ cdef int _scan(const unsigned char* s, Py_ssize_t n, Py_ssize_t stop) noexcept n
     cdef bint ascii = True
     while i < n:
         if i + CHUNK <= n:
-            # a chunk across ``stop`` is read a character at a time, so that only bytes before it are held to
-            # the control test
-            if (i + CHUNK <= stop or i >= stop) and _chunk_plain(s + i, i < stop):
+            # (a chunk across ``stop`` is held to the control test in full: where that fails, the bytes are read
+            # again one at a time, each held to the test of its side)
+            if _chunk_plain(s + i, i < stop):
                 i += CHUNK
                 continue
             end = i + CHUNK
