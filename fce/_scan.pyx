@@ -143,20 +143,10 @@ cdef Py_ssize_t _find_xmlns(const unsigned char* s, Py_ssize_t n, Py_ssize_t sta
     return -1
 
 
-cdef bint _binds_at(const unsigned char* s, Py_ssize_t n, Py_ssize_t at, tuple uris):
-    """Whether ``xmlns:[^=]*=[^"']*["'](uri|…)["']`` matches at ``at`` (where ``xmlns:`` is). Neither class can
-    hold the character after it, so each repeat ends at the first ``=``, then the first quote, as the regex's
-    backtracking would find."""
-    cdef Py_ssize_t p = at + 6, m
+cdef bint _uri_at(const unsigned char* s, Py_ssize_t n, Py_ssize_t p, tuple uris):
+    """Whether one of ``uris`` followed by a quote is at ``p``."""
+    cdef Py_ssize_t m
     cdef bytes uri
-    while p < n and s[p] != b"=":
-        p += 1
-    p += 1
-    while p < n and s[p] != b'"' and s[p] != b"'":
-        p += 1
-    p += 1
-    if p >= n:
-        return False
     for uri in uris:
         m = len(uri)
         if p + m < n and memcmp(s + p, <const char*>uri, m) == 0 and (s[p + m] == b'"' or s[p + m] == b"'"):
@@ -166,19 +156,37 @@ cdef bint _binds_at(const unsigned char* s, Py_ssize_t n, Py_ssize_t at, tuple u
 
 def binds_prefix(const unsigned char[::1] data not None, tuple uris not None):
     """Whether ``xmlns:[^=]*=[^"']*["'](uri|…)["']`` matches somewhere in ``data``, ``uris`` being a tuple of
-    bytes (taken literally)."""
-    cdef Py_ssize_t n = data.shape[0], at
+    bytes (taken literally).
+
+    Neither class can hold the character after it, so at an ``xmlns:`` the pattern's repeats end at the first
+    ``=`` after it, then at the first quote after that, as the regex's backtracking would find; occurrences that
+    reach the same ``=``, or the same quote, as one that failed fail too and are passed over, so that no byte is
+    scanned twice (a regex call per occurrence rescans to the next ``=``: quadratic time on ``xmlns:`` repeated)."""
+    cdef Py_ssize_t n = data.shape[0], at, eq, quote = -1
+    cdef const unsigned char* s
     cdef object uri
     for uri in uris:
         if type(uri) is not bytes:
             raise TypeError("uris must be bytes")
     if n == 0:
         return False
-    at = _find_xmlns(&data[0], n, 0)
+    s = &data[0]
+    at = _find_xmlns(s, n, 0)
     while at >= 0:
-        if _binds_at(&data[0], n, at, uris):
-            return True
-        at = _find_xmlns(&data[0], n, at + 6)
+        eq = at + 6
+        while eq < n and s[eq] != b"=":
+            eq += 1
+        if eq >= n:
+            return False  # no "=" after this xmlns:, nor after a later one
+        if eq > quote:  # (else the first quote after it is the one the previous try found, and failed at)
+            quote = eq + 1
+            while quote < n and s[quote] != b'"' and s[quote] != b"'":
+                quote += 1
+            if quote >= n:
+                return False  # no quote after this "=", nor after a later one
+            if _uri_at(s, n, quote + 1, uris):
+                return True
+        at = _find_xmlns(s, n, eq + 1)  # an xmlns: before this "=" would reach it too
     return False
 
 

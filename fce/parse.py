@@ -23,7 +23,6 @@ first ones (libxml2 takes quadratic time in their number, and parsing cannot be 
 from __future__ import annotations
 
 import codecs
-import functools
 import json
 import os
 import re
@@ -345,29 +344,42 @@ def _scan_decoding(data: bytes, control_stop: int) -> str | None:
     return "utf-8" if _is_utf8_decoding(data) else None
 
 
-@functools.lru_cache(maxsize=4)
-def _loose_prefix_pattern(uris: tuple[bytes, ...]) -> re.Pattern[bytes]:
-    """``xmlns:[^=]*=[^"']*["'](uri|…)["']``: matches wherever :data:`_FOREIGN_PREFIX` matches the decoded text (and
-    more) for these URIs: a prefix and the whitespace around ``=`` hold no ``=`` and no quote, whatever characters
-    they are."""
-    return re.compile(rb"""xmlns:[^=]*=[^"']*["'](""" + b"|".join(map(re.escape, uris)) + rb""")["']""")
-
-
 _FOREIGN_URIS = tuple(uri.encode("ascii") for uri in _FOREIGN_NAMESPACES)
-_FOREIGN_PREFIX_LOOSE = _loose_prefix_pattern(_FOREIGN_URIS)
+#: What :func:`_binds_prefix` answers for :data:`_FOREIGN_URIS`: whether this matches the bytes. It matches wherever
+#: :data:`_FOREIGN_PREFIX` matches the decoded text (and more): a prefix and the whitespace around ``=`` hold no
+#: ``=`` and no quote, whatever characters they are. (``tests/test_parse.py`` checks both versions against it.)
+_FOREIGN_PREFIX_LOOSE = re.compile(
+    rb"""xmlns:[^=]*=[^"']*["'](""" + b"|".join(map(re.escape, _FOREIGN_URIS)) + rb""")["']"""
+)
 
 
 def _binds_prefix_matching(data: bytes, uris: tuple[bytes, ...]) -> bool:
-    """``fce._scan.binds_prefix`` in Python: whether :func:`_loose_prefix_pattern` for ``uris`` matches ``data``,
-    tried only where ``bytes.find`` finds ``xmlns:`` (a regex search for it reads every byte in Python's regex
-    engine, a tenth of a parse)."""
-    loose = _loose_prefix_pattern(uris)
-    at = data.find(b"xmlns:")
+    """``fce._scan.binds_prefix`` in Python: whether ``xmlns:[^=]*=[^"']*["'](uri|…)["']`` matches ``data``.
+
+    Neither class of the pattern can hold the character after it, so at an ``xmlns:`` (found by ``bytes.find``: a
+    regex search for it reads every byte in Python's regex engine, a tenth of a parse) its repeats end at the first
+    ``=``, then the first quote after that; occurrences that reach the same ``=`` or quote as one that failed fail
+    too and are passed over, so that no byte is scanned twice (a regex call per occurrence rescans to the next
+    ``=``: quadratic time on ``xmlns:`` repeated)."""
+    at, quote = data.find(b"xmlns:"), -1
     while at >= 0:
-        if loose.match(data, at) is not None:
-            return True
-        at = data.find(b"xmlns:", at + 6)
+        eq = data.find(b"=", at + 6)
+        if eq < 0:
+            return False  # no "=" after this xmlns:, nor after a later one
+        if eq > quote:  # (else the first quote after it is the one the previous try found, and failed at)
+            found = _QUOTE.search(data, eq + 1)
+            if found is None:
+                return False  # no quote after this "=", nor after a later one
+            quote = found.start()
+            if any(data.startswith(uri, quote + 1) and data[quote + 1 + len(uri):quote + 2 + len(uri)] in _QUOTES
+                   for uri in uris):
+                return True
+        at = data.find(b"xmlns:", eq + 1)  # an xmlns: before this "=" would reach it too
     return False
+
+
+_QUOTES = (b'"', b"'")
+_QUOTE = re.compile(rb"[\"']")
 
 
 def _meta_charset_searching(data: bytes, stop: int) -> bytes | None:

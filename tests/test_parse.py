@@ -316,12 +316,17 @@ BINDS_INPUTS = [
 ]
 
 
+def _loose_prefix_pattern(uris):
+    return re.compile(rb"""xmlns:[^=]*=[^"']*["'](""" + b"|".join(map(re.escape, uris)) + rb""")["']""")
+
+
 @pytest.mark.parametrize("impl", ["compiled", "python"])
 def test_the_prefix_search_is_the_loose_pattern(impl):
-    from fce.parse import _FOREIGN_PREFIX_LOOSE, _FOREIGN_URIS, _loose_prefix_pattern
+    from fce.parse import _FOREIGN_PREFIX_LOOSE, _FOREIGN_URIS
 
     binds_prefix = _scans(impl)[1]
     assert _FOREIGN_URIS == (SVG, MATHML)
+    assert _FOREIGN_PREFIX_LOOSE.pattern == _loose_prefix_pattern(_FOREIGN_URIS).pattern
     for sample in BINDS_INPUTS:
         for pad in PADDINGS:  # the compiled search tests chunks of positions: xmlns: across their ends
             for data in (b"x" * pad + sample, sample + b"=" * pad, b"<svg " * pad + sample + b">"):
@@ -330,7 +335,7 @@ def test_the_prefix_search_is_the_loose_pattern(impl):
     assert binds_prefix(b"xmlns:a='u'", (b"u",)) and not binds_prefix(b"xmlns:a='u'", (b"v",))
 
     pieces = st.sampled_from([b"xmlns:", b"xmlns", b"x", b":", b"=", b'"', b"'", b" ", b"\n", b"svg", b"a" * 70,
-                              SVG, MATHML, SVG[:10], b"\xc3\xa9", b"<", b">"])
+                              SVG, MATHML, SVG[:10], b"\xc3\xa9", b"<", b">", b"xmlns:a=", b"xmlns:b='"])
     uris = st.sampled_from([_FOREIGN_URIS, (SVG,), (b"a",), (b"'",), (b"",)])
 
     @given(st.lists(pieces, max_size=14), uris)
@@ -340,6 +345,17 @@ def test_the_prefix_search_is_the_loose_pattern(impl):
         assert binds_prefix(data, uri_tuple) == (_loose_prefix_pattern(uri_tuple).search(data) is not None)
 
     agrees()
+
+
+@pytest.mark.parametrize("impl", ["compiled", "python"])
+def test_the_prefix_search_reads_each_byte_once(impl):
+    # a regex match per xmlns: rescans to the next "=" and quote: hours on these; linear time, a fraction of a second
+    from fce.parse import _FOREIGN_URIS
+
+    binds_prefix = _scans(impl)[1]
+    for data in (b"xmlns:" * 200_000, b"xmlns:a=" * 200_000, b"xmlns:a='x' " * 200_000):
+        assert not binds_prefix(data, _FOREIGN_URIS)
+        assert binds_prefix(data + b"xmlns:s='" + SVG + b"'", _FOREIGN_URIS)
 
 
 META_INPUTS = [
