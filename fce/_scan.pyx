@@ -1,15 +1,20 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
 """Byte scans of :mod:`fce.parse`, compiled (optional accelerator): the checks a page's bytes pass before they are
-handed to libxml2 as they are (``fce.parse._parse_from_bytes``), each in one pass and without a copy of the bytes.
+handed to libxml2 as they are (``fce.parse._parse_from_bytes``), in fewer passes and without a copy.
 
-:func:`scan` answers in one pass what the byte-level parse needs of every byte: whether the bytes are strict UTF-8
-(then the page is read as UTF-8, without the windows-1252 fallback), hold no NUL and no control character in a
-prefix, and are all ASCII (then a page labelled with an ASCII-compatible single-byte codec reads as its bytes too).
-These were four passes: a UTF-8 check, a ``translate`` copy of the prefix, a ``memchr`` and ``bytes.isascii``.
-The bytes are read in chunks of ``CHUNK`` whose test the C compiler turns into vector instructions; only a chunk
-with a non-ASCII byte, a NUL or (in the prefix) a control byte is read again a character at a time. Accepted as
-UTF-8 is exactly what CPython's strict decoder accepts: the well-formed byte sequences of the Unicode Standard,
-Table 3-7 (no overlong forms, no surrogates U+D800–DFFF, nothing above U+10FFFF).
+:func:`scan` answers what the byte-level parse needs of every byte: whether the bytes are strict UTF-8 (then the
+page is read as UTF-8, without the windows-1252 fallback), hold no NUL and no control character in a prefix, and
+are all ASCII (then a page labelled with an ASCII-compatible single-byte codec reads as its bytes too). These were
+a UTF-8 check, a ``translate`` copy of the prefix, ``memmem`` for NUL and ``bytes.isascii``. Now: glibc's
+``memchr`` for NUL; the prefix's control bytes tested without a copy, in chunks of ``CHUNK`` bytes whose test the C
+compiler turns into vector instructions; the bytes skipped in such chunks while they are ASCII; and from the first
+chunk that is not, the old UTF-8 check (ASCII eight bytes at a time, other characters one at a time) to the end.
+Going back to chunks after a run of ASCII was faster on the mostly-ASCII evaluation pages but up to twice as slow
+as before on text with an accent every few words (the chunk tests that fail, or the bookkeeping of the run, cost
+more than they save there), so it is not done: the scan is no slower than the checks it replaces on any page we
+measured (bench/README.md, "The byte-level checks of the parse"). Accepted as UTF-8 is exactly what CPython's
+strict decoder accepts: the well-formed byte sequences of the Unicode Standard, Table 3-7 (no overlong forms, no
+surrogates U+D800–DFFF, nothing above U+10FFFF).
 
 :func:`binds_prefix` is ``fce.parse._FOREIGN_PREFIX_LOOSE`` (``xmlns:[^=]*=[^"']*["'](uri|…)["']``) tried where
 ``xmlns:`` occurs, found by a chunked test for an ``x`` with a ``:`` five bytes on (glibc's ``memmem`` took 2–3
@@ -22,91 +27,108 @@ with the ``<`` found by ``memchr`` and the rest compared in C.
 the regexes, on every byte around the chunk boundaries and on hypothesis-generated input.
 """
 
-from libc.string cimport memchr, memcmp
+from libc.stdint cimport uint64_t
+from libc.string cimport memchr, memcmp, memcpy
 
 cdef enum:
     # Bytes per chunk of the vectorised tests. Measured on the 90 msv-big9 speed pages, median µs per page of
-    # scan (binds_prefix): 32 bytes 7.4 (5.4), 64 bytes 5.8 (4.6), 128 bytes 5.4–5.7 (4.2–4.3), 256 bytes 5.4 (4.0);
-    # past 128 the gain is within the noise, and a non-ASCII byte sends a longer chunk to the slow path.
+    # binds_prefix (and of an earlier scan): 32 bytes 5.4 (7.4), 64 bytes 4.6 (5.8), 128 bytes 4.2–4.3 (5.4–5.7),
+    # 256 bytes 4.0 (5.4); 64, 128 and 256 were within the noise for this scan on the evaluation pages.
     CHUNK = 128
 
 #: The control bytes of ``fce.parse._CONTROL_BYTES`` — 0x01–0x08, 0x0B, 0x0E–0x1A, 0x1C–0x1F — as bits of a word
 #: (bit c for byte c; the tests compare :func:`scan` with ``fce.parse._has_control_bytes`` on every byte).
 cdef unsigned int CONTROL_BITS = 0xF7FFC9FE
+#: The high bit of each byte of a word: a word of eight ASCII bytes has none of them.
+cdef uint64_t HIGH_BITS = 0x8080808080808080ULL
 
 
 cdef inline bint _is_control(unsigned char c) noexcept nogil:
     return c < 0x20 and (CONTROL_BITS >> c) & 1
 
 
-cdef inline bint _chunk_plain(const unsigned char* s, bint in_prefix) noexcept nogil:
-    """Whether the CHUNK bytes at ``s`` are ASCII and none is NUL (nor, ``in_prefix``, a control byte). Written
-    as a branch-free reduction over the chunk so that the compiler vectorises it."""
-    cdef unsigned char high = 0, bad = 0, c
+cdef bint _has_control(const unsigned char* s, Py_ssize_t n) noexcept nogil:
+    """Whether one of the ``n`` bytes at ``s`` is a control byte (or NUL), by chunks the compiler vectorises."""
+    cdef Py_ssize_t i = 0
+    cdef unsigned char bad = 0, c
     cdef int k
-    if in_prefix:
+    while i + CHUNK <= n:
         for k in range(CHUNK):
-            c = s[k]
-            high |= c
-            # NUL or a control byte: below 0x09, 0x0B, 0x0E–0x1A, 0x1C–0x1F
+            c = s[i + k]
             bad |= (c < 0x09) | (c == 0x0B) | (<unsigned char>(c - 0x0E) < 13) | (<unsigned char>(c - 0x1C) < 4)
-    else:
-        for k in range(CHUNK):
-            c = s[k]
-            high |= c
-            bad |= c == 0
-    return (high & 0x80) == 0 and bad == 0
+        if bad:
+            return True
+        i += CHUNK
+    while i < n:
+        if s[i] == 0 or _is_control(s[i]):
+            return True
+        i += 1
+    return False
+
+
+cdef inline bint _chunk_ascii(const unsigned char* s) noexcept nogil:
+    """Whether the CHUNK bytes at ``s`` are ASCII (a reduction the compiler vectorises)."""
+    cdef unsigned char high = 0
+    cdef int k
+    for k in range(CHUNK):
+        high |= s[k]
+    return (high & 0x80) == 0
+
+
+cdef int _utf8(const unsigned char* s, Py_ssize_t n) noexcept nogil:
+    """2 when the ``n`` bytes at ``s`` are ASCII, 1 when they are UTF-8 with other characters, 0 when they are not
+    UTF-8: ASCII eight bytes at a time, other characters one at a time."""
+    cdef Py_ssize_t i = 0, length
+    cdef uint64_t word
+    cdef unsigned char c, c1, lo, hi
+    cdef bint ascii = True
+    while i < n:
+        if i + 8 <= n:
+            memcpy(&word, s + i, 8)
+            if (word & HIGH_BITS) == 0:
+                i += 8
+                continue
+        c = s[i]
+        if c < 0x80:
+            i += 1
+            continue
+        ascii = False
+        if c < 0xC2:  # a continuation byte first, or an overlong two-byte form (C0, C1)
+            return 0
+        if c < 0xE0:
+            if i + 1 >= n or (s[i + 1] & 0xC0) != 0x80:
+                return 0
+            i += 2
+            continue
+        if c > 0xF4:
+            return 0
+        # the bytes of the sequence: 3 below F0, else 4; its second byte's range (Table 3-7): E0 A0–BF (no
+        # overlong), ED 80–9F (no surrogates), F0 90–BF (no overlong), F4 80–8F (nothing above U+10FFFF),
+        # else 80–BF
+        length = 3 if c < 0xF0 else 4
+        if i + length > n:
+            return 0
+        c1 = s[i + 1]
+        lo = 0xA0 if c == 0xE0 else 0x90 if c == 0xF0 else 0x80
+        hi = 0x9F if c == 0xED else 0x8F if c == 0xF4 else 0xBF
+        if c1 < lo or c1 > hi or (s[i + 2] & 0xC0) != 0x80 or (length == 4 and (s[i + 3] & 0xC0) != 0x80):
+            return 0
+        i += length
+    return 2 if ascii else 1
 
 
 cdef int _scan(const unsigned char* s, Py_ssize_t n, Py_ssize_t stop) noexcept nogil:
     """2: ASCII, 1: UTF-8 with non-ASCII characters, 0: neither, or a NUL, or a control byte before ``stop``."""
-    cdef Py_ssize_t i = 0, end, length
-    cdef unsigned char c, c1, lo, hi
-    cdef bint ascii = True
-    while i < n:
-        if i + CHUNK <= n:
-            # (a chunk across ``stop`` is held to the control test in full: where that fails, the bytes are read
-            # again one at a time, each held to the test of its side)
-            if _chunk_plain(s + i, i < stop):
-                i += CHUNK
-                continue
-            end = i + CHUNK
-        else:
-            end = n
-        while i < end:  # a character at a time; a sequence may end past ``end``
-            c = s[i]
-            if c < 0x80:
-                if c == 0 or (i < stop and _is_control(c)):
-                    return 0
-                i += 1
-                continue
-            ascii = False
-            if c < 0xC2:  # a continuation byte first, or an overlong two-byte form (C0, C1)
-                return 0
-            if c < 0xE0:
-                if i + 1 >= n or (s[i + 1] & 0xC0) != 0x80:
-                    return 0
-                i += 2
-                continue
-            if c > 0xF4:
-                return 0
-            # the bytes of the sequence: 3 below F0, else 4; its second byte's range (Table 3-7): E0 A0–BF (no
-            # overlong), ED 80–9F (no surrogates), F0 90–BF (no overlong), F4 80–8F (nothing above U+10FFFF),
-            # else 80–BF
-            length = 3 if c < 0xF0 else 4
-            if i + length > n:
-                return 0
-            c1 = s[i + 1]
-            lo = 0xA0 if c == 0xE0 else 0x90 if c == 0xF0 else 0x80
-            hi = 0x9F if c == 0xED else 0x8F if c == 0xF4 else 0xBF
-            if c1 < lo or c1 > hi or (s[i + 2] & 0xC0) != 0x80 or (length == 4 and (s[i + 3] & 0xC0) != 0x80):
-                return 0
-            i += length
-    return 2 if ascii else 1
+    cdef Py_ssize_t i = 0
+    if memchr(s, 0, n) != NULL or _has_control(s, stop if stop < n else n):
+        return 0
+    while i + CHUNK <= n and _chunk_ascii(s + i):
+        i += CHUNK
+    return _utf8(s + i, n - i)  # (a character never starts in an ASCII chunk and ends in the next)
 
 
 def scan(const unsigned char[::1] data not None, Py_ssize_t control_stop):
-    """What the byte-level parse needs to know of ``data`` (bytes, or any contiguous byte buffer), in one pass:
+    """What the byte-level parse needs to know of ``data`` (bytes, or any contiguous byte buffer), without a copy:
     ``"ascii"`` when every byte is ASCII, ``"utf-8"`` when ``data`` is strict UTF-8 with non-ASCII characters,
     and None when it is not UTF-8, holds a NUL, or holds a control byte (0x01–0x08, 0x0B, 0x0E–0x1A, 0x1C–0x1F)
     in ``data[:control_stop]`` (``control_stop`` ≥ 0)."""
