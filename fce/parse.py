@@ -443,9 +443,9 @@ def _parse_from_bytes(data: bytes, declared: str | None, *, url: str | None, sou
 
     Each test here is one that, passing on the bytes, implies the corresponding test on the text passes: the first
     :data:`SNIFF_BYTES` characters hold at most ``4 × SNIFF_BYTES`` bytes and at least the first SNIFF_BYTES bytes;
-    a character U+0000–U+007F is that byte in UTF-8 and no other character's encoding holds such a byte. One pass
+    a character U+0000–U+007F is that byte in UTF-8 and no other character's encoding holds such a byte. One scan
     (:func:`_scan_bytes`) tells whether the bytes are UTF-8, all ASCII, free of NUL and free of control characters in
-    the first ``4 × SNIFF_BYTES`` bytes."""
+    the first ``4 × SNIFF_BYTES`` bytes; the order of the tests changes no answer, only what is read first."""
     if data.startswith(_BOM_PREFIXES):
         return None
     codec = _labelled_codec(data, declared)
