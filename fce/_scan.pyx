@@ -1,89 +1,291 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
-"""Byte scans of :mod:`fce.parse`, compiled (optional accelerator): whether bytes are well-formed UTF-8, without
-decoding them, and where a byte string first occurs.
+"""Byte scans of :mod:`fce.parse`, compiled (optional accelerator): the checks a page's bytes pass before they are
+handed to libxml2 as they are (``fce.parse._parse_from_bytes``), in fewer passes and without a copy.
 
-:func:`fce.parse.parse_page` hands a UTF-8 page's bytes to libxml2 as they are; it only needs to know that they are
-valid UTF-8 (then the page is read as UTF-8, without the windows-1252 fallback). ``bytes.decode`` answers that by
-building the whole text as a Python string — for a page with a few curly quotes a two-byte-per-character copy of
-it. :func:`is_utf8` reads the bytes once, eight ASCII bytes at a time. Accepted is exactly what CPython's strict
-UTF-8 decoder accepts: the well-formed byte sequences of the Unicode Standard, Table 3-7 (no overlong forms, no
-surrogates U+D800–DFFF, nothing above U+10FFFF); ``tests/test_parse.py`` checks it against ``bytes.decode`` on
-random and boundary input.
+:func:`scan` answers what the byte-level parse needs of every byte: whether the bytes are strict UTF-8 (then the
+page is read as UTF-8, without the windows-1252 fallback), hold no NUL and no control character in a prefix, and
+are all ASCII (then a page labelled with an ASCII-compatible single-byte codec reads as its bytes too). These were
+a UTF-8 check, a ``translate`` copy of the prefix, ``memmem`` for NUL and ``bytes.isascii``. Now: glibc's
+``memchr`` for NUL; the prefix's control bytes tested without a copy, in chunks of ``CHUNK`` bytes whose test the C
+compiler turns into vector instructions; the bytes skipped in such chunks while they are ASCII; and from the first
+chunk that is not, the old UTF-8 check (ASCII eight bytes at a time, other characters one at a time) to the end.
+Going back to chunks after a run of ASCII was faster on the mostly-ASCII evaluation pages but up to twice as slow
+as before on text with an accent every few words (the chunk tests that fail, or the bookkeeping of the run, cost
+more than they save there), so it is not done: the scan is no slower than the checks it replaces on any page we
+measured (bench/README.md, "The byte-level checks of the parse"). Accepted as UTF-8 is exactly what CPython's
+strict decoder accepts: the well-formed byte sequences of the Unicode Standard, Table 3-7 (no overlong forms, no
+surrogates U+D800–DFFF, nothing above U+10FFFF).
 
-:func:`find` is ``bytes.find`` through the C library's ``memmem``, which skips through a page three to five times
-faster than CPython's two-way search does for a short needle (measured on msv-big9 pages: 8 µs against 24–42 µs).
+:func:`binds_prefix` is ``fce.parse._FOREIGN_PREFIX_LOOSE`` (``xmlns:[^=]*=[^"']*["'](uri|…)["']``) tried where
+``xmlns:`` occurs, found by a chunked test for an ``x`` with a ``:`` five bytes on (glibc's ``memmem`` took 2–3
+times as long on the msv-big9 pages), and followed in C instead of a regex call per occurrence.
+
+:func:`meta_charset` is ``fce.parse._META_CHARSET``'s search (``<meta[^>]+?charset…``) over a page's first bytes,
+with the ``<`` found by ``memchr`` and the rest compared in C.
+
+``tests/test_parse.py`` checks each against its Python version in ``fce.parse`` and against ``bytes.decode`` and
+the regexes, on every byte around the chunk boundaries and on hypothesis-generated input.
 """
 
 from libc.stdint cimport uint64_t
-from libc.string cimport memcpy
+from libc.string cimport memchr, memcmp, memcpy
 
-cdef extern from "string.h" nogil:
-    void* memmem(const void* haystack, size_t haystacklen, const void* needle, size_t needlelen)
+cdef enum:
+    # Bytes per chunk of the vectorised tests. Measured on the 90 msv-big9 speed pages, median µs per page of
+    # binds_prefix (and of an earlier scan): 32 bytes 5.4 (7.4), 64 bytes 4.6 (5.8), 128 bytes 4.2–4.3 (5.4–5.7),
+    # 256 bytes 4.0 (5.4); 64, 128 and 256 were within the noise for this scan on the evaluation pages.
+    CHUNK = 128
 
-
-def is_utf8(const unsigned char[::1] data not None):
-    """True when ``data`` (bytes, or any contiguous byte buffer) decodes as strict UTF-8."""
-    cdef Py_ssize_t n = data.shape[0]
-    if n == 0:
-        return True
-    cdef bint ok
-    with nogil:
-        ok = _valid(&data[0], n)
-    return ok
+#: The control bytes of ``fce.parse._CONTROL_BYTES`` — 0x01–0x08, 0x0B, 0x0E–0x1A, 0x1C–0x1F — as bits of a word
+#: (bit c for byte c; the tests compare :func:`scan` with ``fce.parse._has_control_bytes`` on every byte).
+cdef unsigned int CONTROL_BITS = 0xF7FFC9FE
+#: The high bit of each byte of a word: a word of eight ASCII bytes has none of them.
+cdef uint64_t HIGH_BITS = 0x8080808080808080ULL
 
 
-cdef bint _valid(const unsigned char* s, Py_ssize_t n) noexcept nogil:
+cdef inline bint _is_control(unsigned char c) noexcept nogil:
+    return c < 0x20 and (CONTROL_BITS >> c) & 1
+
+
+cdef bint _has_control(const unsigned char* s, Py_ssize_t n) noexcept nogil:
+    """Whether one of the ``n`` bytes at ``s`` is a control byte (or NUL), by chunks the compiler vectorises."""
     cdef Py_ssize_t i = 0
+    cdef unsigned char bad = 0, c
+    cdef int k
+    while i + CHUNK <= n:
+        for k in range(CHUNK):
+            c = s[i + k]
+            bad |= (c < 0x09) | (c == 0x0B) | (<unsigned char>(c - 0x0E) < 13) | (<unsigned char>(c - 0x1C) < 4)
+        if bad:
+            return True
+        i += CHUNK
+    while i < n:
+        if s[i] == 0 or _is_control(s[i]):
+            return True
+        i += 1
+    return False
+
+
+cdef inline bint _chunk_ascii(const unsigned char* s) noexcept nogil:
+    """Whether the CHUNK bytes at ``s`` are ASCII (a reduction the compiler vectorises)."""
+    cdef unsigned char high = 0
+    cdef int k
+    for k in range(CHUNK):
+        high |= s[k]
+    return (high & 0x80) == 0
+
+
+cdef int _utf8(const unsigned char* s, Py_ssize_t n) noexcept nogil:
+    """2 when the ``n`` bytes at ``s`` are ASCII, 1 when they are UTF-8 with other characters, 0 when they are not
+    UTF-8: ASCII eight bytes at a time, other characters one at a time."""
+    cdef Py_ssize_t i = 0, length
     cdef uint64_t word
     cdef unsigned char c, c1, lo, hi
-    cdef Py_ssize_t length
-    cdef uint64_t ascii_mask = 0x80808080
-    ascii_mask |= ascii_mask << 32  # the high bit of each of eight bytes
+    cdef bint ascii = True
     while i < n:
         if i + 8 <= n:
             memcpy(&word, s + i, 8)
-            if (word & ascii_mask) == 0:
+            if (word & HIGH_BITS) == 0:
                 i += 8
                 continue
         c = s[i]
         if c < 0x80:
             i += 1
             continue
+        ascii = False
         if c < 0xC2:  # a continuation byte first, or an overlong two-byte form (C0, C1)
-            return False
+            return 0
         if c < 0xE0:
             if i + 1 >= n or (s[i + 1] & 0xC0) != 0x80:
-                return False
+                return 0
             i += 2
             continue
         if c > 0xF4:
-            return False
+            return 0
         # the bytes of the sequence: 3 below F0, else 4; its second byte's range (Table 3-7): E0 A0–BF (no
-        # overlong), ED 80–9F (no surrogates), F0 90–BF (no overlong), F4 80–8F (nothing above U+10FFFF), else 80–BF
+        # overlong), ED 80–9F (no surrogates), F0 90–BF (no overlong), F4 80–8F (nothing above U+10FFFF),
+        # else 80–BF
         length = 3 if c < 0xF0 else 4
         if i + length > n:
-            return False
+            return 0
         c1 = s[i + 1]
         lo = 0xA0 if c == 0xE0 else 0x90 if c == 0xF0 else 0x80
         hi = 0x9F if c == 0xED else 0x8F if c == 0xF4 else 0xBF
         if c1 < lo or c1 > hi or (s[i + 2] & 0xC0) != 0x80 or (length == 4 and (s[i + 3] & 0xC0) != 0x80):
-            return False
+            return 0
         i += length
+    return 2 if ascii else 1
+
+
+cdef int _scan(const unsigned char* s, Py_ssize_t n, Py_ssize_t stop) noexcept nogil:
+    """2: ASCII, 1: UTF-8 with non-ASCII characters, 0: neither, or a NUL, or a control byte before ``stop``."""
+    cdef Py_ssize_t i = 0
+    if memchr(s, 0, n) != NULL or _has_control(s, stop if stop < n else n):
+        return 0
+    while i + CHUNK <= n and _chunk_ascii(s + i):
+        i += CHUNK
+    return _utf8(s + i, n - i)  # (a character never starts in an ASCII chunk and ends in the next)
+
+
+def scan(const unsigned char[::1] data not None, Py_ssize_t control_stop):
+    """What the byte-level parse needs to know of ``data`` (bytes, or any contiguous byte buffer), without a copy:
+    ``"ascii"`` when every byte is ASCII, ``"utf-8"`` when ``data`` is strict UTF-8 with non-ASCII characters,
+    and None when it is not UTF-8, holds a NUL, or holds a control byte (0x01–0x08, 0x0B, 0x0E–0x1A, 0x1C–0x1F)
+    in ``data[:control_stop]`` (``control_stop`` ≥ 0)."""
+    cdef Py_ssize_t n = data.shape[0]
+    cdef int kind
+    if control_stop < 0:
+        raise ValueError("control_stop must be >= 0")
+    if n == 0:
+        return "ascii"
+    with nogil:
+        kind = _scan(&data[0], n, control_stop)
+    return "ascii" if kind == 2 else "utf-8" if kind == 1 else None
+
+
+cdef Py_ssize_t _find_xmlns(const unsigned char* s, Py_ssize_t n, Py_ssize_t start) noexcept nogil:
+    """Where ``xmlns:`` first occurs at or after ``start``, or -1. A chunk of positions is tested at once for an
+    ``x`` with a ``:`` five bytes on (vectorised; the pair is rare in HTML), and only a chunk with one is searched."""
+    cdef Py_ssize_t i = start, j
+    cdef unsigned char hit
+    cdef int k
+    while i + CHUNK + 5 <= n:
+        hit = 0
+        for k in range(CHUNK):
+            hit |= (s[i + k] == b"x") & (s[i + k + 5] == b":")
+        if hit:
+            for j in range(i, i + CHUNK):
+                if s[j] == b"x" and memcmp(s + j, b"xmlns:", 6) == 0:
+                    return j
+        i += CHUNK
+    while i + 6 <= n:
+        if s[i] == b"x" and memcmp(s + i, b"xmlns:", 6) == 0:
+            return i
+        i += 1
+    return -1
+
+
+cdef bint _uri_at(const unsigned char* s, Py_ssize_t n, Py_ssize_t p, tuple uris):
+    """Whether one of ``uris`` followed by a quote is at ``p``."""
+    cdef Py_ssize_t m
+    cdef bytes uri
+    for uri in uris:
+        m = len(uri)
+        if p + m < n and memcmp(s + p, <const char*>uri, m) == 0 and (s[p + m] == b'"' or s[p + m] == b"'"):
+            return True
+    return False
+
+
+def binds_prefix(const unsigned char[::1] data not None, tuple uris not None):
+    """Whether ``xmlns:[^=]*=[^"']*["'](uri|…)["']`` matches somewhere in ``data``, ``uris`` being a tuple of
+    bytes (taken literally).
+
+    Neither class can hold the character after it, so at an ``xmlns:`` the pattern's repeats end at the first
+    ``=`` after it, then at the first quote after that, as the regex's backtracking would find; occurrences that
+    reach the same ``=``, or the same quote, as one that failed fail too and are passed over, so that no byte is
+    scanned twice (a regex call per occurrence rescans to the next ``=``: quadratic time on ``xmlns:`` repeated)."""
+    cdef Py_ssize_t n = data.shape[0], at, eq, quote = -1
+    cdef const unsigned char* s
+    cdef object uri
+    for uri in uris:
+        if type(uri) is not bytes:
+            raise TypeError("uris must be bytes")
+    if n == 0:
+        return False
+    s = &data[0]
+    at = _find_xmlns(s, n, 0)
+    while at >= 0:
+        eq = at + 6
+        while eq < n and s[eq] != b"=":
+            eq += 1
+        if eq >= n:
+            return False  # no "=" after this xmlns:, nor after a later one
+        if eq > quote:  # (else the first quote after it is the one the previous try found, and failed at)
+            quote = eq + 1
+            while quote < n and s[quote] != b'"' and s[quote] != b"'":
+                quote += 1
+            if quote >= n:
+                return False  # no quote after this "=", nor after a later one
+            if _uri_at(s, n, quote + 1, uris):
+                return True
+        at = _find_xmlns(s, n, eq + 1)  # an xmlns: before this "=" would reach it too
+    return False
+
+
+cdef inline bint _is_space(unsigned char c) noexcept nogil:
+    return c == b" " or 0x09 <= c <= 0x0D  # the regex's \s for bytes: space, \t \n \v \f \r
+
+
+cdef inline bint _is_name(unsigned char c) noexcept nogil:
+    return (b"a" <= (c | 0x20) <= b"z") or b"0" <= c <= b"9" or c == b"_" or c == b":" or c == b"." or c == b"-"
+
+
+cdef inline bint _ascii_caseless_at(const unsigned char* s, const char* lower, Py_ssize_t m) noexcept nogil:
+    """Whether the ``m`` bytes at ``s`` are ``lower`` (ASCII letters) in any case: a byte ORed with 0x20 is a
+    lowercase letter only if it is that letter in either case."""
+    cdef Py_ssize_t k
+    for k in range(m):
+        if (s[k] | 0x20) != <unsigned char>lower[k]:
+            return False
     return True
 
 
-def find(const unsigned char[::1] data not None, const unsigned char[::1] needle not None, Py_ssize_t start=0):
-    """``data.find(needle, start)`` for bytes (``start`` ≥ 0)."""
-    cdef Py_ssize_t n = data.shape[0], m = needle.shape[0]
+cdef Py_ssize_t _charset_name(const unsigned char* s, Py_ssize_t stop, Py_ssize_t r, Py_ssize_t* end) noexcept nogil:
+    """Where ``charset\\s*=\\s*["']?\\s*([A-Za-z0-9_:.\\-]+)`` (ASCII letters in any case) matching at ``r`` has
+    its name (and, in ``end``, where the name ends), or -1. Every repeat is greedy and no backtracking can help: a
+    repeat never holds what follows it, and giving back the optional quote leaves a quote where the name must
+    start."""
+    cdef Py_ssize_t t = r + 7
+    if t > stop or not _ascii_caseless_at(s + r, b"charset", 7):
+        return -1
+    while t < stop and _is_space(s[t]):
+        t += 1
+    if t >= stop or s[t] != b"=":
+        return -1
+    t += 1
+    while t < stop and _is_space(s[t]):
+        t += 1
+    if t < stop and (s[t] == b'"' or s[t] == b"'"):
+        t += 1
+    while t < stop and _is_space(s[t]):
+        t += 1
+    end[0] = t
+    while end[0] < stop and _is_name(s[end[0]]):
+        end[0] += 1
+    return t if end[0] > t else -1
+
+
+def meta_charset(const unsigned char[::1] data not None, Py_ssize_t stop):
+    """The charset name of ``<meta[^>]+?charset\\s*=\\s*["']?\\s*([A-Za-z0-9_:.\\-]+)`` (ASCII letters in any case:
+    ``fce.parse._META_CHARSET``) searched in ``data[:stop]`` (``stop`` ≥ 0), as bytes, or None. The regex tries
+    its lazy ``[^>]+?`` one byte longer at a time at every ``<meta`` in Python's regex engine; here the bytes after
+    ``<`` found by ``memchr`` are compared in C."""
+    cdef Py_ssize_t n = data.shape[0], p = 0, r, name = -1, end = 0
+    cdef const unsigned char* s
     cdef const void* at
-    if start < 0:
-        raise ValueError("start must be >= 0")
-    if m == 0:
-        return start if start <= n else -1
-    if start + m > n:
-        return -1
+    if stop < 0:
+        raise ValueError("stop must be >= 0")
+    if stop > n:
+        stop = n
+    if stop == 0:
+        return None
+    s = &data[0]
     with nogil:
-        at = memmem(&data[start], n - start, &needle[0], m)
-    if at is NULL:
-        return -1
-    return <Py_ssize_t>(<const unsigned char*>at - &data[0])
+        while p + 5 < stop:  # "<meta", one byte of [^>]+? and "charset" come before a name
+            at = memchr(s + p, b"<", stop - p)
+            if at is NULL:
+                break
+            p = <const unsigned char*>at - s
+            if p + 5 < stop and _ascii_caseless_at(s + p + 1, b"meta", 4):
+                r = p + 5  # [^>]+? : one more byte (not ">") before each try
+                while r < stop and s[r] != b">":
+                    r += 1
+                    name = _charset_name(s, stop, r, &end)
+                    if name >= 0:
+                        break
+                if name >= 0:
+                    break
+            p += 1
+    if name < 0:
+        return None
+    return bytes(data[name:end])

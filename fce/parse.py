@@ -240,10 +240,12 @@ def _labelled_codec(data: bytes, declared: str | None) -> str | None:
     its first :data:`META_SCAN_BYTES` bytes; None when unlabelled (or labelled with a name no codec has)."""
     codec = _codec(declared)
     if codec is None:
-        head = data[:META_SCAN_BYTES]
-        match = _META_CHARSET.search(head) or _XML_ENCODING.match(head)
-        if match:
-            codec = _codec(match.group(1).decode("ascii", "replace"))
+        name = _meta_charset(data, META_SCAN_BYTES)
+        if name is None:
+            match = _XML_ENCODING.match(data, 0, META_SCAN_BYTES)
+            name = match.group(1) if match else None
+        if name is not None:
+            codec = _codec(name.decode("ascii", "replace"))
             if codec in _UTF16_32:
                 codec = "utf-8"  # a declaration readable as ASCII cannot be UTF-16 (HTML standard, prescan)
     return codec
@@ -300,10 +302,11 @@ def parse_page(
         if not data or data.isspace():  # bytes.isspace: the ASCII whitespace bytes.strip() removes
             raise EmptyPageError("empty page", source=name)
         _sniff_binary(data, name)
-        head = data[:SNIFF_BYTES]
-        if head.count(0) > BINARY_NUL_SHARE * len(head) and not head.startswith(
-            (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
-        ):
+        # (``find``, a memchr, first: most pages have no NUL, and ``count`` reads a byte at a time; both in place,
+        # as a copy of the first SNIFF_BYTES bytes cost as much as the count)
+        if data.find(0, 0, SNIFF_BYTES) >= 0 and data.count(0, 0, SNIFF_BYTES) > BINARY_NUL_SHARE * min(
+            size, SNIFF_BYTES
+        ) and not data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
             data = _maybe_utf16(data, name)
         page = _parse_from_bytes(data, declared_charset, url=url, source=source, meta=meta)
         if page is not None:
@@ -316,7 +319,7 @@ def parse_page(
 
 
 def _is_utf8_decoding(data: bytes) -> bool:
-    """Whether ``data`` is strict UTF-8, by decoding it (where the compiled check is not installed)."""
+    """Whether ``data`` is strict UTF-8, by decoding it."""
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
@@ -324,51 +327,96 @@ def _is_utf8_decoding(data: bytes) -> bool:
     return True
 
 
-def _find_bytes(data: bytes, needle: bytes, start: int = 0) -> int:
-    return data.find(needle, start)
+def _has_control_bytes(head: bytes) -> bool:
+    return len(head.translate(None, _CONTROL_BYTES)) != len(head)
 
 
-def _load_scans() -> tuple[Callable[[bytes], bool], Callable[[bytes, bytes, int], int]]:
-    """The compiled byte scans (``fce/_scan.pyx``: the UTF-8 check and ``memmem``), or decoding and
-    ``bytes.find`` where they were not built or ``FCE_NO_ACCEL`` (:data:`fce.blocks.NO_ACCEL_ENV`) is set."""
+def _scan_decoding(data: bytes, control_stop: int) -> str | None:
+    """``fce._scan.scan`` in Python (where it was not built): ``"ascii"`` when every byte of ``data`` is ASCII,
+    ``"utf-8"`` when it is strict UTF-8 with non-ASCII characters, None when it is not UTF-8, holds a NUL, or holds
+    one of :data:`_CONTROL_BYTES` in ``data[:control_stop]`` (``control_stop`` ≥ 0)."""
+    if control_stop < 0:
+        raise ValueError("control_stop must be >= 0")
+    if _has_control_bytes(data[:control_stop]) or b"\x00" in data:
+        return None
+    if data.isascii():
+        return "ascii"
+    return "utf-8" if _is_utf8_decoding(data) else None
+
+
+_FOREIGN_URIS = tuple(uri.encode("ascii") for uri in _FOREIGN_NAMESPACES)
+#: What :func:`_binds_prefix` answers for :data:`_FOREIGN_URIS`: whether this matches the bytes. It matches wherever
+#: :data:`_FOREIGN_PREFIX` matches the decoded text (and more): a prefix and the whitespace around ``=`` hold no
+#: ``=`` and no quote, whatever characters they are. (``tests/test_parse.py`` checks both versions against it.)
+_FOREIGN_PREFIX_LOOSE = re.compile(
+    rb"""xmlns:[^=]*=[^"']*["'](""" + b"|".join(map(re.escape, _FOREIGN_URIS)) + rb""")["']"""
+)
+
+
+def _binds_prefix_matching(data: bytes, uris: tuple[bytes, ...]) -> bool:
+    """``fce._scan.binds_prefix`` in Python: whether ``xmlns:[^=]*=[^"']*["'](uri|…)["']`` matches ``data``.
+
+    Neither class of the pattern can hold the character after it, so at an ``xmlns:`` (found by ``bytes.find``: a
+    regex search for it reads every byte in Python's regex engine, a tenth of a parse) its repeats end at the first
+    ``=``, then the first quote after that; occurrences that reach the same ``=`` or quote as one that failed fail
+    too and are passed over, so that no byte is scanned twice (a regex call per occurrence rescans to the next
+    ``=``: quadratic time on ``xmlns:`` repeated)."""
+    at, quote = data.find(b"xmlns:"), -1
+    while at >= 0:
+        eq = data.find(b"=", at + 6)
+        if eq < 0:
+            return False  # no "=" after this xmlns:, nor after a later one
+        if eq > quote:  # (else the first quote after it is the one the previous try found, and failed at)
+            found = _QUOTE.search(data, eq + 1)
+            if found is None:
+                return False  # no quote after this "=", nor after a later one
+            quote = found.start()
+            if any(data.startswith(uri, quote + 1) and data[quote + 1 + len(uri):quote + 2 + len(uri)] in _QUOTES
+                   for uri in uris):
+                return True
+        at = data.find(b"xmlns:", eq + 1)  # an xmlns: before this "=" would reach it too
+    return False
+
+
+_QUOTES = (b'"', b"'")
+_QUOTE = re.compile(rb"[\"']")
+
+
+def _meta_charset_searching(data: bytes, stop: int) -> bytes | None:
+    """``fce._scan.meta_charset`` in Python: the charset name :data:`_META_CHARSET` finds in ``data[:stop]``
+    (``stop`` ≥ 0)."""
+    if stop < 0:
+        raise ValueError("stop must be >= 0")
+    match = _META_CHARSET.search(data, 0, stop)
+    return match.group(1) if match else None
+
+
+_Scan = Callable[[bytes, int], str | None]
+_BindsPrefix = Callable[[bytes, tuple[bytes, ...]], bool]
+_MetaCharset = Callable[[bytes, int], bytes | None]
+
+
+def _load_scans() -> tuple[_Scan, _BindsPrefix, _MetaCharset]:
+    """The compiled byte scans (``fce/_scan.pyx``: one pass for UTF-8, ASCII, NUL and control bytes; the search
+    for a namespace prefix; the ``<meta>`` charset), or their Python versions where they were not built or
+    ``FCE_NO_ACCEL`` (:data:`fce.blocks.NO_ACCEL_ENV`) is set. Both give the same answers (``tests/test_parse.py``)."""
+    python = _scan_decoding, _binds_prefix_matching, _meta_charset_searching
     if os.environ.get("FCE_NO_ACCEL", "") not in ("", "0"):
-        return _is_utf8_decoding, _find_bytes
+        return python
     try:
-        from fce._scan import find, is_utf8  # type: ignore[import-not-found]
+        from fce._scan import binds_prefix, meta_charset, scan  # type: ignore[import-not-found]
     except ImportError:
-        return _is_utf8_decoding, _find_bytes
-    return is_utf8, find
+        return python
+    return scan, binds_prefix, meta_charset
 
 
-_is_utf8, _find = _load_scans()
+_scan_bytes, _binds_prefix, _meta_charset = _load_scans()
 #: Whether the byte scans run compiled (``fce methods`` and the benchmarks report it).
-SCANS_COMPILED = _is_utf8 is not _is_utf8_decoding
+SCANS_COMPILED = _scan_bytes is not _scan_decoding
 
 #: The start of a page the byte-level path takes: ASCII whitespace, then a start tag, an end tag, a comment or a
 #: doctype (not ``<?``: an XML declaration is removed before parsing, on the text).
 _CLEAN_START = re.compile(rb"[ \t\n\r\x0b\x0c]*<[A-Za-z!/]")
-#: Matches wherever :data:`_FOREIGN_PREFIX` matches the decoded text (and more): a prefix and the whitespace around
-#: ``=`` hold no ``=`` and no quote, whatever characters they are.
-_FOREIGN_PREFIX_LOOSE = re.compile(
-    rb"""xmlns:[^=]*=[^"']*["'](""" + b"|".join(re.escape(uri.encode("ascii")) for uri in _FOREIGN_NAMESPACES)
-    + rb""")["']"""
-)
-
-
-def _may_have_foreign_prefix(data: bytes) -> bool:
-    """Whether :data:`_FOREIGN_PREFIX_LOOSE` matches ``data``, tried only where ``xmlns:`` occurs (found by
-    ``memmem`` where compiled: a regex search for it reads every byte in Python's regex engine, a tenth of a parse,
-    and ``bytes.find`` takes 3–5 times memmem's time)."""
-    at = _find(data, b"xmlns:", 0)
-    while at >= 0:
-        if _FOREIGN_PREFIX_LOOSE.match(data, at) is not None:
-            return True
-        at = _find(data, b"xmlns:", at + 6)
-    return False
-
-
-def _has_control_bytes(head: bytes) -> bool:
-    return len(head.translate(None, _CONTROL_BYTES)) != len(head)
 
 
 #: Single-byte codecs of the WHATWG Encoding Standard that read every byte 0x00–0x7F as that ASCII character (each
@@ -395,24 +443,23 @@ def _parse_from_bytes(data: bytes, declared: str | None, *, url: str | None, sou
 
     Each test here is one that, passing on the bytes, implies the corresponding test on the text passes: the first
     :data:`SNIFF_BYTES` characters hold at most ``4 × SNIFF_BYTES`` bytes and at least the first SNIFF_BYTES bytes;
-    a character U+0000–U+007F is that byte in UTF-8 and no other character's encoding holds such a byte."""
+    a character U+0000–U+007F is that byte in UTF-8 and no other character's encoding holds such a byte. One scan
+    (:func:`_scan_bytes`) tells whether the bytes are UTF-8, all ASCII, free of NUL and free of control characters in
+    the first ``4 × SNIFF_BYTES`` bytes; the order of the tests changes no answer, only what is read first."""
     if data.startswith(_BOM_PREFIXES):
         return None
     codec = _labelled_codec(data, declared)
-    if codec is None or codec == "utf-8":
-        encoding = "utf-8"
-    elif codec in _ASCII_COMPATIBLE and data.isascii():
-        encoding = codec  # ASCII bytes read in a codec that reads them as ASCII: the text is the bytes
-    else:
+    encoding = "utf-8" if codec is None else codec
+    if encoding != "utf-8" and encoding not in _ASCII_COMPATIBLE:
         return None
+    kind = _scan_bytes(data, 4 * SNIFF_BYTES)  # None: not UTF-8, or a NUL, or control characters in the sample
+    if kind is None or (encoding != "utf-8" and kind != "ascii"):
+        return None  # (ASCII bytes read in a codec that reads them as ASCII: the text is the bytes)
     if (
         _CLEAN_START.match(data, 0, SNIFF_BYTES) is None  # markup in the sample: not empty, not JSON, no <?xml
-        or _has_control_bytes(data[:4 * SNIFF_BYTES])
-        or _find(data, b"\x00", 0) >= 0
-        or _may_have_foreign_prefix(data)  # renamed, found in the text
+        or _binds_prefix(data, _FOREIGN_URIS)  # renamed, found in the text
         # (a tag is at least as many bytes long as it is characters)
         or _has_long_tag(data)
-        or (encoding == "utf-8" and not _is_utf8(data))
     ):
         return None
     root = _repaired(_parse_tree(None, source or url, data))

@@ -206,6 +206,8 @@ def test_the_byte_level_path_agrees_on_random_pages(pieces, declared, wrap, junk
         lambda: _slow_parse(data, declared))
 
 
+# -- the byte scans (fce/_scan.pyx and their Python versions in fce.parse) answer what the checks they replace did --
+
 UTF8_BOUNDARIES = [
     b"", b"a", b"\x7f", b"\x80", b"\xbf", b"\xc0\x80", b"\xc1\xbf", b"\xc2\x80", b"\xdf\xbf", b"\xdf",
     b"\xe0\x9f\xbf", b"\xe0\xa0\x80", b"\xec\xbf\xbf", b"\xed\x9f\xbf", b"\xed\xa0\x80", b"\xee\x80\x80",
@@ -213,16 +215,68 @@ UTF8_BOUNDARIES = [
     b"\xf4\x8f\xbf\xbf", b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80", b"\xff", b"\xf0\x90\x80",
     b"12345678\xc3\xa9", b"1234567\xc3\xa9", b"1234567\xc3", b"\xc3\xa912345678",
 ]
+#: Lengths of ASCII put before a test byte: around the compiled scans' chunks (128 bytes) and a few of them.
+PADDINGS = [0, 1, 5, 63, 64, 122, 123, 127, 128, 129, 250, 255, 256, 300]
 
 
-@pytest.mark.parametrize("check", ["compiled", "decoding"])
-def test_the_utf8_check_accepts_exactly_what_the_decoder_accepts(check):
+def _scans(impl):
+    """The byte scans, compiled or in Python: ``scan``, ``binds_prefix``, ``meta_charset``."""
     from fce import parse
 
-    if check == "compiled":
-        is_utf8 = pytest.importorskip("fce._scan").is_utf8
-    else:
-        is_utf8 = parse._is_utf8_decoding
+    if impl == "compiled":
+        compiled = pytest.importorskip("fce._scan")
+        return compiled.scan, compiled.binds_prefix, compiled.meta_charset
+    return parse._scan_decoding, parse._binds_prefix_matching, parse._meta_charset_searching
+
+
+def _scan_reference(data, control_stop):
+    """What ``_parse_from_bytes`` asked of the bytes before the one-pass scan, written out byte by byte:
+    ``bytes.decode``, ``bytes.isascii`` and the control characters of the text path's pattern (``_CONTROL``)."""
+    from fce.parse import _CONTROL
+
+    if _CONTROL.search(data[:control_stop].decode("latin-1")) or 0 in data:
+        return None
+    if data.isascii():
+        return "ascii"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return "utf-8"
+
+
+@pytest.mark.parametrize("impl", ["compiled", "python"])
+def test_the_byte_scan_answers_what_the_separate_checks_did(impl):
+    scan = _scans(impl)[0]
+    cases = [(pad, byte) for pad in PADDINGS for byte in range(256)]
+    for pad, byte in cases:  # every byte, at and around chunk boundaries, before, at and after the stop
+        data = b"a" * pad + bytes([byte]) + b"b" * (pad % 7)
+        for stop in (0, pad, pad + 1, pad + 2, 16_384):
+            assert scan(data, stop) == _scan_reference(data, stop), (pad, byte, stop)
+    for seq in UTF8_BOUNDARIES:
+        for pad in PADDINGS:
+            for data in (b"x" * pad + seq, seq + b"\n" * pad, b"\t" * pad + seq + b"y" * pad):
+                for stop in (0, pad, 16_384):
+                    assert scan(data, stop) == _scan_reference(data, stop), (seq, pad, stop)
+
+    ascii_runs = st.text(alphabet="ab<>\n\t ", max_size=300).map(str.encode)
+    pieces = st.binary(max_size=6) | st.sampled_from([b"\x00", b"\x01", b"\x0b", b"\x1b", b"\x1f", b"\x7f"]) | (
+        st.text(max_size=4).map(lambda t: t.encode("utf-8", "surrogatepass")))
+
+    @given(st.lists(ascii_runs | pieces, max_size=8), st.integers(0, 700))
+    @settings(max_examples=1500, deadline=None)
+    def agrees(parts, stop):
+        data = b"".join(parts)
+        assert scan(data, stop) == _scan_reference(data, stop)
+
+    agrees()
+    with pytest.raises(ValueError):
+        scan(b"<p>", -1)
+
+
+@pytest.mark.parametrize("impl", ["compiled", "python"])
+def test_the_byte_scan_accepts_exactly_what_the_utf8_decoder_accepts(impl):
+    scan = _scans(impl)[0]
 
     def decodes(data):
         try:
@@ -231,15 +285,116 @@ def test_the_utf8_check_accepts_exactly_what_the_decoder_accepts(check):
             return False
         return True
 
-    for data in UTF8_BOUNDARIES:
-        assert is_utf8(data) == decodes(data), data
-
-    @given(st.binary(max_size=40) | st.text(max_size=20).map(lambda t: t.encode("utf-8", "surrogatepass")))
+    @given(st.binary(max_size=40) | st.text(max_size=20).map(lambda t: t.encode("utf-8", "surrogatepass")),
+           st.sampled_from(PADDINGS))
     @settings(max_examples=2000, deadline=None)
-    def agrees(data):
-        assert is_utf8(data) == decodes(data)
+    def agrees(data, pad):
+        data = (b"p" * pad + data).replace(b"\x00", b"\xc0")  # NUL is refused whatever the encoding
+        assert (scan(data, 0) is not None) == decodes(data)
+        assert (scan(data, 0) == "ascii") == data.isascii()
 
     agrees()
+
+
+def test_the_control_bytes_are_the_text_paths_control_characters():
+    from fce.parse import _CONTROL, _CONTROL_BYTES, _has_control_bytes
+
+    assert {chr(b) for b in _CONTROL_BYTES} == {chr(c) for c in range(256) if _CONTROL.match(chr(c))}
+    for byte in range(256):
+        assert _has_control_bytes(bytes([byte])) == (byte in _CONTROL_BYTES)
+
+
+SVG, MATHML = b"http://www.w3.org/2000/svg", b"http://www.w3.org/1998/Math/MathML"
+BINDS_INPUTS = [
+    b"", b"xmlns:", b"xmlns:svg=", b'xmlns:svg="', b'xmlns:svg="' + SVG, b'xmlns:svg="' + SVG + b'"',
+    b"xmlns:svg='" + SVG + b"'", b"xmlns:svg='" + SVG + b'"', b'xmlns:svg = \n "' + SVG + b'"',
+    b'xmlns:m="' + MATHML + b"'", b'xmlns:m="' + MATHML[:-1] + b'"', b'xmlns:m="' + MATHML + b'x"',
+    b'xmlns="' + SVG + b'"', b'xmlns:a="http://a" xmlns:s="' + SVG + b'"', b'XMLNS:s="' + SVG + b'"',
+    b'xmlns:\xc3\xa9="' + SVG + b'"', b"xmlns:s=x'" + SVG + b"'", b"xmlns:s='y' '" + SVG + b"'",
+    b'xmlns:s="' + b"\x00" + SVG + b'"', b'xmlns:s' + b" " * 200 + b'="' + SVG + b'"',
+    b'xmlns:a="' + SVG + b'"xmlns:b', b"xmlnsxmlns:", b"xxmlns:s='" + SVG + b"'",
+]
+
+
+def _loose_prefix_pattern(uris):
+    return re.compile(rb"""xmlns:[^=]*=[^"']*["'](""" + b"|".join(map(re.escape, uris)) + rb""")["']""")
+
+
+@pytest.mark.parametrize("impl", ["compiled", "python"])
+def test_the_prefix_search_is_the_loose_pattern(impl):
+    from fce.parse import _FOREIGN_PREFIX_LOOSE, _FOREIGN_URIS
+
+    binds_prefix = _scans(impl)[1]
+    assert _FOREIGN_URIS == (SVG, MATHML)
+    assert _FOREIGN_PREFIX_LOOSE.pattern == _loose_prefix_pattern(_FOREIGN_URIS).pattern
+    for sample in BINDS_INPUTS:
+        for pad in PADDINGS:  # the compiled search tests chunks of positions: xmlns: across their ends
+            for data in (b"x" * pad + sample, sample + b"=" * pad, b"<svg " * pad + sample + b">"):
+                expected = _FOREIGN_PREFIX_LOOSE.search(data) is not None
+                assert binds_prefix(data, _FOREIGN_URIS) == expected, (sample, pad)
+    assert binds_prefix(b"xmlns:a='u'", (b"u",)) and not binds_prefix(b"xmlns:a='u'", (b"v",))
+
+    pieces = st.sampled_from([b"xmlns:", b"xmlns", b"x", b":", b"=", b'"', b"'", b" ", b"\n", b"svg", b"a" * 70,
+                              SVG, MATHML, SVG[:10], b"\xc3\xa9", b"<", b">", b"xmlns:a=", b"xmlns:b='"])
+    uris = st.sampled_from([_FOREIGN_URIS, (SVG,), (b"a",), (b"'",), (b"",)])
+
+    @given(st.lists(pieces, max_size=14), uris)
+    @settings(max_examples=1500, deadline=None)
+    def agrees(parts, uri_tuple):
+        data = b"".join(parts)
+        assert binds_prefix(data, uri_tuple) == (_loose_prefix_pattern(uri_tuple).search(data) is not None)
+
+    agrees()
+
+
+@pytest.mark.parametrize("impl", ["compiled", "python"])
+def test_the_prefix_search_reads_each_byte_once(impl):
+    # a regex match per xmlns: rescans to the next "=" and quote: hours on these; linear time, a fraction of a second
+    from fce.parse import _FOREIGN_URIS
+
+    binds_prefix = _scans(impl)[1]
+    for data in (b"xmlns:" * 200_000, b"xmlns:a=" * 200_000, b"xmlns:a='x' " * 200_000):
+        assert not binds_prefix(data, _FOREIGN_URIS)
+        assert binds_prefix(data + b"xmlns:s='" + SVG + b"'", _FOREIGN_URIS)
+
+
+META_INPUTS = [
+    b"", b"<meta charset=utf-8>", b"<META CHARSET='ISO-8859-1'>", b'<meta charset = " utf-8 " >', b"<meta charset>",
+    b"<metacharset=x>", b"<meta  charset=x", b"<meta>charset=x", b"<meta http-equiv=Content-Type "
+    b'content="text/html; charset=windows-1251">', b"<meta name=a><meta charset=koi8-r>",
+    b"<meta a=charset charset=big5>", b"<meta charset=\"'x\">", b"<meta charset=''x>", b"<meta charset='>",
+    b"<meta charset=\xc3\xa9>", b"<<meta charset=a>", b"<meta <meta charset=b>", b"<mEtA\ncHaRsEt\t=\x0bq>",
+    b"<meta charset=a.b_c:d-e/f>", b"<meta charset=" + b"x" * 300 + b">",
+]
+
+
+@pytest.mark.parametrize("impl", ["compiled", "python"])
+def test_the_meta_charset_search_is_the_regex(impl):
+    from fce.parse import _META_CHARSET
+
+    meta_charset = _scans(impl)[2]
+
+    def expected(data, stop):
+        match = _META_CHARSET.search(data, 0, stop)
+        return match.group(1) if match else None
+
+    for sample in META_INPUTS:
+        for data in (sample, b"<p>" * 50 + sample, sample + b"<meta charset=late>"):
+            for stop in (*range(len(data) + 2), 8192):  # every end: a name or a keyword cut off
+                assert meta_charset(data, stop) == expected(data, stop), (data, stop)
+
+    pieces = st.sampled_from([b"<meta", b"<META", b"<mEta", b"<", b">", b" ", b"\t", b"charset", b"CharSet",
+                              b"charse", b"=", b'"', b"'", b"utf-8", b"x", b"-", b"content=", b"\xc3\xa9", b"meta"])
+
+    @given(st.lists(pieces, max_size=16), st.integers(0, 80))
+    @settings(max_examples=1500, deadline=None)
+    def agrees(parts, stop):
+        data = b"".join(parts)
+        assert meta_charset(data, stop) == expected(data, stop)
+
+    agrees()
+    with pytest.raises(ValueError):
+        meta_charset(b"<meta charset=x>", -1)
 
 
 def test_the_compiled_scans_are_built():
@@ -252,24 +407,6 @@ def test_the_compiled_scans_are_built():
         assert not parse.SCANS_COMPILED
         return
     assert parse.SCANS_COMPILED, "fce._scan is not built: reinstall with a C compiler (pip install -e .)"
-
-
-@pytest.mark.parametrize("impl", ["compiled", "python"])
-def test_find_is_bytes_find(impl):
-    from fce import parse
-
-    find = pytest.importorskip("fce._scan").find if impl == "compiled" else parse._find_bytes
-    hay = b"<html xmlns:a='x'>xmlns xmlns:b</html>"
-    for needle in (b"xmlns:", b"xmlns", b"<", b"\x00", b"", b"</html>", b"</html>!", hay, hay + b"x"):
-        for start in (0, 1, 6, 20, len(hay) - 1, len(hay), len(hay) + 3):
-            assert find(hay, needle, start) == hay.find(needle, start), (needle, start)
-
-    @given(st.binary(max_size=30), st.binary(max_size=4), st.integers(0, 35))
-    @settings(max_examples=500, deadline=None)
-    def agrees(data, needle, start):
-        assert find(data, needle, start) == data.find(needle, start)
-
-    agrees()
 
 
 def test_many_attributes_are_cut():
