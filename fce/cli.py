@@ -452,7 +452,7 @@ def methods() -> None:
     typer.echo("segmentation (all methods and templates): " + (
         "compiled (fce._segment)" if ACCELERATED
         else f"pure Python (fce._segment not built, or {NO_ACCEL_ENV} set; same output, slower)"))
-    typer.echo("byte scans of the parse (UTF-8 check, search): " + (
+    typer.echo("byte checks of the parse (encoding, control bytes, prefixes): " + (
         "compiled (fce._scan)" if SCANS_COMPILED
         else f"Python (fce._scan not built, or {NO_ACCEL_ENV} set; same output, slower)"))
     from fce.methods.mainblock import COMPILED

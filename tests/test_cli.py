@@ -376,7 +376,7 @@ def test_version_methods_and_help() -> None:
     assert ("segmentation (all methods and templates): compiled" in methods) == ACCELERATED
     from fce.parse import SCANS_COMPILED
 
-    assert ("byte scans of the parse (UTF-8 check, search): compiled" in methods) == SCANS_COMPILED
+    assert ("byte checks of the parse (encoding, control bytes, prefixes): compiled" in methods) == SCANS_COMPILED
     from fce.methods.mainblock import COMPILED
 
     assert ("mainblock scoring (the fallback and guided detection): compiled" in methods) == COMPILED
