@@ -40,6 +40,9 @@ from lxml.includes.tree cimport xmlNode, xmlAttr, const_xmlChar
 from cpython.ref cimport PyObject, Py_DECREF, Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM, PyTuple_GET_ITEM
 from cpython.list cimport PyList_GET_ITEM
+from cpython.dict cimport PyDict_GetItem
+from cpython cimport array
+import array
 from cpython.unicode cimport Py_UCS1, Py_UCS2
 from libc.stdint cimport uintptr_t, uint64_t
 from libc.stdlib cimport malloc, calloc, realloc, free
@@ -1413,6 +1416,18 @@ def join_pieces(pieces):
         free(buf)
 
 
+cdef array.array _LONGS = array.array("l")
+
+
+cdef array.array _longs(long* values, Py_ssize_t n):
+    """``array('l', values[:n])``: the sums as one buffer, not a list of int objects (most sums are above the
+    small ints CPython keeps, so a list made an int object for each; ~1,100 per page)."""
+    cdef array.array out = array.clone(_LONGS, n, zero=False)
+    if n:
+        memcpy(out.data.as_voidptr, values, n * sizeof(long))
+    return out
+
+
 def subtree_sums(list parents, list tags, list lengths, list commas, list link_chars, inline_tags):
     """``fce.blocks.subtree_sums`` over a tree's columns: per block, characters of own text and of link text in its
     whole subtree, and characters and commas of its paragraph (own text plus inline sub-blocks), bottom-up."""
@@ -1436,7 +1451,56 @@ def subtree_sums(list parents, list tags, list lengths, list commas, list link_c
             if <object>PyList_GET_ITEM(tags, i) in inline_tags:
                 para[up] += para[i]
                 comma[up] += comma[i]
-        return ([chars[i] for i in range(n)], [links[i] for i in range(n)], [para[i] for i in range(n)],
-                [comma[i] for i in range(n)])
+        return _longs(chars, n), _longs(links, n), _longs(para, n), _longs(comma, n)
     finally:
         free(sums)
+
+
+# -- a template's paths against a page's blocks (fce.detect: Detector.path_codes) ------------------------------------
+# A compiled template keeps one dict, path -> code (``count << 2 | known << 1 | content``: the page count of a path
+# seen while learning, whether it was seen, whether it is in P), so that the fit, the profile match and the
+# boilerplate mask of a page read one table, in one pass each, instead of a frozenset or dict per question.
+
+def template_sums(list paths, list lengths, dict codes):
+    """``fce.detect.template_sums``: characters of own text on blocks whose path is known, of all blocks; over the
+    distinct paths of blocks with own text, the sum of their page counts and their number."""
+    cdef Py_ssize_t n = len(paths), i
+    cdef long length, known = 0, total = 0, counts = 0, code
+    cdef PyObject* found
+    cdef object path
+    cdef set texty = set()
+    for i in range(n):
+        length = <long><object>PyList_GET_ITEM(lengths, i)
+        total += length
+        if length == 0:
+            continue
+        path = <object>PyList_GET_ITEM(paths, i)
+        found = PyDict_GetItem(codes, path)
+        code = <long><object>found if found is not NULL else 0
+        if code & 2:
+            known += length
+        if path not in texty:
+            texty.add(path)
+            counts += code >> 2
+    return known, total, counts, len(texty)
+
+
+def template_mask(list paths, list tags, list parents, dict codes, inline_tags):
+    """``fce.detect.template_mask``: per block, whether its path is boilerplate (known, not in P) — except the
+    parent of an inline sub-block on a path in P."""
+    cdef Py_ssize_t n = len(paths), i, up
+    cdef list out = [False] * n
+    cdef PyObject* found
+    cdef long code
+    for i in range(n):  # (parents come before their sub-blocks: a parent's mark is set before it is cleared)
+        found = PyDict_GetItem(codes, <object>PyList_GET_ITEM(paths, i))
+        if found is NULL:
+            continue
+        code = <long><object>found
+        if code & 3 == 2:
+            out[i] = True
+        elif code & 1 and <object>PyList_GET_ITEM(tags, i) in inline_tags:
+            up = <Py_ssize_t><object>PyList_GET_ITEM(parents, i)
+            if up >= 0:
+                out[up] = False
+    return out

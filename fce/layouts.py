@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
 from typing import TYPE_CHECKING
@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fce.blocks import BlockTree
-from fce.detect import DEFAULT_MODE, MIN_FIT, Detector
+from fce.detect import DEFAULT_MODE, MIN_FIT, Detector, template_sums
 from fce.template import SiteTemplates, Template
 
 if TYPE_CHECKING:
@@ -149,10 +149,15 @@ class _Profile:
         self.norm = math.sqrt(sum((c / self.n_pages) ** 2 for c in self.known.values())) if self.n_pages > 0 else 0.0
 
     def match(self, paths: frozenset[str]) -> float:
-        if not paths or not self.norm:
+        return self.of_sums(sum(map(self.known.get, paths, repeat(0))), len(paths))
+
+    def of_sums(self, counts: int, n_paths: int) -> float:
+        """The match of a page whose ``n_paths`` paths have ``counts`` learning pages in all
+        (:func:`fce.detect.template_sums`)."""
+        if not n_paths or not self.norm:
             return 0.0
-        dot = sum(map(self.known.get, paths, repeat(0))) / self.n_pages
-        return dot / (math.sqrt(len(paths)) * self.norm)
+        dot = counts / self.n_pages
+        return dot / (math.sqrt(n_paths) * self.norm)
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,15 +200,23 @@ class SiteDetector:
         """The first (largest) layout's template, for callers that know of one template per site."""
         return self.detectors[0].template
 
+    def _scores(self, tree: BlockTree) -> Iterator[tuple[float, float, int]]:
+        for i, (detector, profile) in enumerate(zip(self.detectors, self._profiles, strict=True)):
+            yield (*_fit_and_match(detector, profile, tree), -i)
+
     def choose(self, tree: BlockTree, *, min_fit: float | None = None) -> LayoutChoice:
         """The layout whose template fits ``tree`` best (:class:`LayoutChoice`); ``min_fit`` (default: this
         detector's) is the fit below which no layout fits."""
-        paths = page_paths(tree)
-        fit, match, neg = max((detector.fit_score(tree), profile.match(paths), -i)
-                              for i, (detector, profile) in enumerate(zip(self.detectors, self._profiles,
-                                                                          strict=True)))
+        fit, match, neg = max(self._scores(tree))
         threshold = self.min_fit if min_fit is None else min_fit
         return LayoutChoice(-neg if fit >= threshold else -1, fit, match, -neg)
+
+
+def _fit_and_match(detector: Detector, profile: _Profile, tree: BlockTree) -> tuple[float, float]:
+    """A layout's fit (:meth:`fce.detect.Detector.fit_score`) and profile match (:func:`profile_match`) of a page,
+    from one pass over its blocks (:func:`fce.detect.template_sums`)."""
+    known, total, counts, n_paths = template_sums(tree, detector.path_codes)
+    return (known / total if total else 0.0), profile.of_sums(counts, n_paths)
 
 
 def is_stale(counters: SiteCounters | None, *, min_fit_rate: float = STALE_FIT_RATE,

@@ -114,3 +114,58 @@ def test_candidate_counts_are_the_sums_over_the_blocks_whose_text_is_kept():
     for _, _, counts, seen in candidates:
         assert counts == tuple(sum(c) for c in zip(*(block_counts(tree[i]) for i in seen), strict=True))
         assert all(type(c) is int for c in counts)
+
+
+# -- one pass over a template's coded paths (Detector.path_codes), compiled and in Python ----------------------------
+
+
+def _by_sets(tree, template):  # type: ignore[no-untyped-def]
+    """The fit, profile sums and guided boilerplate mask as they were defined over the template's sets."""
+    from itertools import compress
+
+    from fce.blocks import INLINE_BLOCK_TAGS, text_on_paths
+    from fce.layouts import page_paths
+
+    known, content = frozenset(template.known_paths), template.path_set
+    cols = tree.columns
+    texty = page_paths(tree)
+    sums = (*text_on_paths(tree, known), sum(template.known_paths.get(p, 0) for p in texty), len(texty))
+    mask = [p in known - content for p in cols.paths]
+    for i in compress(range(len(tree)), map(INLINE_BLOCK_TAGS.__contains__, cols.tags)):
+        if cols.paths[i] in content and cols.parents[i] >= 0:
+            mask[cols.parents[i]] = False
+    return sums, mask
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_template_sums_and_mask_answer_what_the_sets_answer(compiled, monkeypatch):
+    import dataclasses
+    import random
+
+    from fce import blocks
+    from fce.detect import path_codes, template_mask, template_sums
+    from fce.learn import TemplateLearner
+    from tests._sites import site_pages
+
+    if compiled and blocks._ACCEL is None:
+        pytest.skip("the compiled segmentation is not built")
+    if not compiled:
+        monkeypatch.setattr(blocks, "_ACCEL", None)
+    rng = random.Random(3)
+    pages = [p for _, p in site_pages("codes.test", 14, 2, "div")]
+    learned = TemplateLearner("codes.test").fit(pages[:10]).template_
+    # a hand-edited template too: a path of P never seen while learning, a known path with a count of 0
+    edited = dataclasses.replace(learned, content_paths={**learned.content_paths, "HTML.BODY.NEVER": 1},
+                                 known_paths={**learned.known_paths, next(iter(learned.known_paths)): 0})
+    checked = 0
+    for page in pages:
+        tree = blocks.segment_element(page.root, learned.params.path_style)
+        paths = tree.columns.paths
+        # and paths of the page drawn at random into the known paths (with counts) and into P
+        drawn = dataclasses.replace(learned, known_paths={p: rng.randint(0, 3) for p in paths if rng.random() < 0.4},
+                                    content_paths={p: 1 for p in paths if rng.random() < 0.3})
+        for template in (learned, edited, drawn):
+            codes = path_codes(template)
+            assert (template_sums(tree, codes), template_mask(tree, codes)) == _by_sets(tree, template)
+            checked += 1
+    assert checked == 3 * len(pages)

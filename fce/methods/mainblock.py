@@ -48,6 +48,7 @@ arithmetic that of Python. ``tests/test_methods_mainblock.py`` runs the source a
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import compress
@@ -292,17 +293,17 @@ def select_main(tree: BlockTree, boilerplate: Sequence[bool] | None = None,
     return out
 
 
-def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[list[int], list[int], list[int], list[int]],
+def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[array[int], array[int], array[int], array[int]],
             covered: list[int], relaxed: bool) -> list[ExtractedBlock]:
     """One attempt of :func:`select_main`; ``relaxed`` (the retry, step 8) ignores names and prunes nothing."""
     cols = tree.columns
     tags: list = cols.tags
     parents: list = cols.parents
     paths: list = cols.paths
-    chars: list = sums[0]
-    links: list = sums[1]
-    para: list = sums[2]
-    para_commas: list = sums[3]
+    chars: cython.long[:] = sums[0]  # (arrays: compiled, read at C speed)
+    links: cython.long[:] = sums[1]
+    para: cython.long[:] = sums[2]
+    para_commas: cython.long[:] = sums[3]
     i: cython.Py_ssize_t
     j: cython.Py_ssize_t
     _step: cython.int
@@ -332,16 +333,16 @@ def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[list[int], list[i
     if not score:
         return []
 
-    final = {i: s * (1.0 - _density(links, chars, i)) for i, s in score.items()}
+    final = {i: s * (1.0 - _density(links[i], chars[i])) for i, s in score.items()}
     best = _promote(cols, max(final, key=final.__getitem__), final)  # max: the first of equal scores
     chosen = [best]
     parent = parents[best]
     if parent >= 0:
         threshold = max(SIBLING_MIN_SCORE, final.get(best, 0.0) * SIBLING_SHARE)
 
-        def paragraph(c: int) -> bool:
+        def paragraph(c: cython.Py_ssize_t) -> bool:
             tag = tags[c]
-            if tag in _INLINE or chars[c] <= SIBLING_MIN_CHARS or _density(links, chars, c) >= SIBLING_MAX_LINK_DENSITY:
+            if tag in _INLINE or chars[c] <= SIBLING_MIN_CHARS or _density(links[c], chars[c]) >= SIBLING_MAX_LINK_DENSITY:
                 return False
             return tag == "p" or all(tags[k] in _INLINE for k in tree.child_indices(c))
 
@@ -352,7 +353,7 @@ def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[list[int], list[i
         if chunks:
             chosen = sorted(set(chosen).union(chunks))
 
-    def keep(i: int) -> bool:
+    def keep(i: cython.Py_ssize_t) -> bool:
         tag = tags[i]
         if skip[i] or tag in UNRENDERED_TAGS:
             return False
@@ -387,13 +388,13 @@ def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[list[int], list[i
     return out
 
 
-def _density(links: list, chars: list, i: int) -> float:
-    """Link density of block ``i``'s subtree (link characters over characters, at most 1).
+def _density(links: cython.long, chars: cython.long) -> float:
+    """Link density of a subtree with ``chars`` characters of text, ``links`` of them link text (at most 1).
 
     A module function, not a closure in :func:`_select`: compiled, a closure that another closure calls lives in
     the shared scope object it refers to, a reference cycle that keeps the page's columns alive until the cyclic GC
     runs (measured: a collection every ~50 pages, ~2 ms each)."""
-    return min(links[i] / chars[i], 1.0) if chars[i] > 0 else 0.0
+    return min(links / chars, 1.0) if chars > 0 else 0.0
 
 
 def _repeats(tree: BlockTree, best: int, parent: int, final: dict[int, float], threshold: float,
