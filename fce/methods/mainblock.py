@@ -342,7 +342,9 @@ def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[array[int], array
 
         def paragraph(c: cython.Py_ssize_t) -> bool:
             tag = tags[c]
-            if tag in _INLINE or chars[c] <= SIBLING_MIN_CHARS or _density(links[c], chars[c]) >= SIBLING_MAX_LINK_DENSITY:
+            if tag in _INLINE or chars[c] <= SIBLING_MIN_CHARS:
+                return False
+            if _density(links[c], chars[c]) >= SIBLING_MAX_LINK_DENSITY:
                 return False
             return tag == "p" or all(tags[k] in _INLINE for k in tree.child_indices(c))
 
