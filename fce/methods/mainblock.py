@@ -51,7 +51,6 @@ import re
 from array import array
 from collections.abc import Sequence
 from functools import lru_cache
-from itertools import compress
 
 try:
     import cython
@@ -143,7 +142,6 @@ TAG_WEIGHTS = {
 BOX_TAGS = frozenset({"table", "ul", "div", "aside", "header", "footer", "section"})
 
 _INLINE = INLINE_BLOCK_TAGS
-_LONG_ENOUGH = MIN_PARAGRAPH_CHARS.__le__  # a paragraph's length ≥ MIN_PARAGRAPH_CHARS
 _ROOTS = frozenset({"html", "body"})
 _LAST_QUALIFIER = re.compile(r"\[([^\]]*)\]$")
 
@@ -311,8 +309,10 @@ def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[array[int], array
     share: cython.double
     score: dict[int, float] = {}
     furniture: dict[int, bool] = {}
-    # (the paragraphs long enough, picked in C: most blocks are not)
-    for i in compress(range(len(tags)), map(_LONG_ENOUGH, para)):
+    shortest: cython.long = MIN_PARAGRAPH_CHARS
+    for i in range(len(tags)):
+        if para[i] < shortest:
+            continue  # (most blocks: a C comparison when compiled)
         tag = tags[i]
         if tag in _INLINE or parents[i] < 0 or skip[i] or tag in UNRENDERED_TAGS:
             continue
