@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
@@ -144,7 +143,7 @@ class _Profile:
     __slots__ = ("known", "n_pages", "norm")
 
     def __init__(self, template: Template) -> None:
-        self.known = {sys.intern(k): v for k, v in template.known_paths.items()}  # (as Detector's paths)
+        self.known = template.known_paths
         self.n_pages = template.n_pages
         self.norm = math.sqrt(sum((c / self.n_pages) ** 2 for c in self.known.values())) if self.n_pages > 0 else 0.0
 
