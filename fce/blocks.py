@@ -14,7 +14,6 @@ An *atomic* block has no sub-block. ``<head>``, scripts, styles and similar non-
 
 from __future__ import annotations
 
-import os
 import re
 from array import array
 from collections.abc import Callable, Iterable, Sequence
@@ -25,6 +24,7 @@ from typing import Any, NamedTuple
 
 from lxml import etree
 
+from fce._accel import switched_off
 from fce.parse import Page
 
 __all__ = [
@@ -388,15 +388,11 @@ def segment(page: Page, path_style: str = DEFAULT_PATH_STYLE) -> BlockTree:
     return segment_element(page.root, path_style)
 
 
-#: Set this environment variable (to anything but empty or ``0``) to segment with the pure-Python loop even where
-#: the compiled one is installed (to compare them, or to rule the accelerator out when hunting a bug).
-NO_ACCEL_ENV = "FCE_NO_ACCEL"
-
 
 def _load_accelerator():  # type: ignore[no-untyped-def]
     """The compiled walk (``fce/_segment.pyx``), configured with this module's tag sets; None where it was not
-    built (no C compiler at install time) or is switched off by :data:`NO_ACCEL_ENV`."""
-    if os.environ.get(NO_ACCEL_ENV, "") not in ("", "0"):
+    built (no C compiler at install time) or is switched off by :data:`fce._accel.NO_ACCEL_ENV`."""
+    if switched_off():
         return None
     try:
         from fce import _segment  # type: ignore[attr-defined]

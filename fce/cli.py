@@ -446,7 +446,8 @@ def methods() -> None:
         params = ", ".join(f"{k}={v}" for k, v in info.params.items()) or "none"
         default = "  [default fallback]" if info.name == DEFAULT_FALLBACK else ""
         typer.echo(f"{info.name}{default}\n  {info.description}\n  paper: {info.paper}\n  params: {params}")
-    from fce.blocks import ACCELERATED, NO_ACCEL_ENV
+    from fce._accel import NO_ACCEL_ENV
+    from fce.blocks import ACCELERATED
     from fce.parse import SCANS_COMPILED
 
     typer.echo("segmentation (all methods and templates): " + (

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import codecs
 import json
-import os
 import re
 import threading
 from collections import Counter
@@ -34,6 +33,7 @@ from typing import Any
 
 from lxml import etree
 
+from fce._accel import switched_off
 from fce.errors import EmptyPageError, NotHTMLError, PageTooLargeError
 
 __all__ = ["MAX_ATTRIBUTES", "MAX_DEPTH", "MAX_PAGE_BYTES", "Page", "decode_html", "parse_page"]
@@ -399,9 +399,9 @@ _MetaCharset = Callable[[bytes, int], bytes | None]
 def _load_scans() -> tuple[_Scan, _BindsPrefix, _MetaCharset]:
     """The compiled byte scans (``fce/_scan.pyx``: one pass for UTF-8, ASCII, NUL and control bytes; the search
     for a namespace prefix; the ``<meta>`` charset), or their Python versions where they were not built or
-    ``FCE_NO_ACCEL`` (:data:`fce.blocks.NO_ACCEL_ENV`) is set. Both give the same answers (``tests/test_parse.py``)."""
+    ``FCE_NO_ACCEL`` (:data:`fce._accel.NO_ACCEL_ENV`) is set. Both give the same answers (``tests/test_parse.py``)."""
     python = _scan_decoding, _binds_prefix_matching, _meta_charset_searching
-    if os.environ.get("FCE_NO_ACCEL", "") not in ("", "0"):
+    if switched_off():
         return python
     try:
         from fce._scan import binds_prefix, meta_charset, scan  # type: ignore[import-not-found]

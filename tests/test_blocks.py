@@ -215,15 +215,14 @@ def impl(request, monkeypatch):
 def test_the_compiled_walk_is_built():
     # the install builds fce/_segment.pyx (setup.py; optional where no C compiler exists). The suite insists on it
     # so that the compiled walk is what the tests exercise, unless the pure-Python loop was asked for.
-    import os
-
     from fce import blocks
+    from fce._accel import NO_ACCEL_ENV, switched_off
 
-    if os.environ.get(blocks.NO_ACCEL_ENV, "") not in ("", "0"):
+    if switched_off():
         assert not blocks.ACCELERATED
         return
     assert blocks.ACCELERATED, ("fce._segment is not built: reinstall with a C compiler (pip install -e .), or set "
-                                f"{blocks.NO_ACCEL_ENV}=1 to test the pure-Python segmentation only")
+                                f"{NO_ACCEL_ENV}=1 to test the pure-Python segmentation only")
 
 
 @pytest.mark.parametrize("style", ["paper", "qualified"])

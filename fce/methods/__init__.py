@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fce._accel import switched_off
 from fce.errors import UnknownMethodError
 from fce.extraction import ExtractedBlock, Extraction
 from fce.parse import Page
@@ -47,7 +48,7 @@ _loaded = False
 
 #: Method modules written in Cython's pure Python mode: ``setup.py`` compiles each from its own ``.py`` file where
 #: the install has a C compiler, and Python then imports the compiled module (same code, same results; tests
-#: compare the two). With ``FCE_NO_ACCEL`` set (:data:`fce.blocks.NO_ACCEL_ENV`), the source runs instead.
+#: compare the two). With ``FCE_NO_ACCEL`` set (:data:`fce._accel.NO_ACCEL_ENV`), the source runs instead.
 COMPILED_METHODS = ("mainblock",)
 
 
@@ -63,7 +64,7 @@ class _SourceFirst(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_file_location(fullname, source) if os.path.isfile(source) else None
 
 
-if os.environ.get("FCE_NO_ACCEL", "") not in ("", "0") and not any(
+if switched_off() and not any(
     isinstance(finder, _SourceFirst) for finder in sys.meta_path
 ):
     sys.meta_path.insert(0, _SourceFirst())
