@@ -1,13 +1,17 @@
 """Build of the optional compiled parts (``fce/_segment.pyx``: the segmentation loop; ``fce/_scan.pyx``: the byte
-scans of :mod:`fce.parse`; ``fce/methods/mainblock.py``: the ``mainblock`` scoring, which guided detection runs);
-everything else is in pyproject.toml.
+scans of :mod:`fce.parse`; ``fce/_features.pyx``: term hashing and the similarity search of learning;
+``fce/methods/mainblock.py``: the ``mainblock`` scoring, which guided detection runs); everything else is in
+pyproject.toml.
 
 The segmentation extension reads lxml's tree through lxml's public C API, so it is compiled against the lxml
 headers (a build requirement); all need a C compiler. All are optional: where they cannot be built, the install
 goes on without them, ``fce.blocks`` uses its pure-Python loop, which gives the same blocks (tests/test_blocks.py
-checks both), ``fce.parse`` checks UTF-8 by decoding and searches with ``bytes.find``, and ``mainblock`` runs as
+checks both), ``fce.parse`` checks UTF-8 by decoding and searches with ``bytes.find``, ``fce.features`` uses
+scikit-learn's ``HashingVectorizer`` and the sparse product (the same vectors and pairs), and ``mainblock`` runs as
 the Python module it is (it is written in Cython's pure Python mode: one source, compiled or not; tests compare).
 """
+
+import sys
 
 from setuptools import Extension, setup
 
@@ -24,6 +28,10 @@ def _extensions() -> list[Extension]:
     exts = [
         Extension("fce._segment", ["fce/_segment.pyx"], include_dirs=lxml.get_include(), optional=True),
         Extension("fce._scan", ["fce/_scan.pyx"], optional=True),
+        # no fused multiply-add: the similarity sums must round as scipy's sparse product rounds them (MSVC does
+        # not contract unless asked to)
+        Extension("fce._features", ["fce/_features.pyx"], optional=True,
+                  extra_compile_args=[] if sys.platform == "win32" else ["-ffp-contract=off"]),
         # written in Cython's pure Python mode: compiled from its .py, which also runs as it is (fce.methods)
         *(Extension(f"fce.methods.{name}", [f"fce/methods/{name}.py"], optional=True) for name in _COMPILED_METHODS),
     ]

@@ -543,20 +543,29 @@ def speed_worker_at(code_root: str, component: str, specs: Sequence[PageSpec], t
     return result
 
 
+#: What :func:`learn_worker` times.
+LEARN_KINDS = ("learn", "ce", "ce-pairwise")
+
+
 def learn_worker(kind: str, sites: dict[str, Sequence[PageSpec]], repeats: int) -> dict[str, Any]:
-    """Time ``fce learn`` (``kind="learn"``) or ContentExtractor (``"ce"``) on each site's pages.
+    """Time ``fce learn`` (``kind="learn"``) or ContentExtractor on each site's pages: ``"ce"`` compares the
+    distinct blocks in one product (the first stage of learning), ``"ce-pairwise"`` every block with every block,
+    one block at a time (the paper's statement; same labels).
 
     Per site: seconds from bytes (parse + fit) and for the fit alone (pages parsed beforehand; segmentation is
     part of the fit), each the median of ``repeats`` runs on freshly parsed pages; plus the learned templates.
     """
-    from fce.content_extractor import ContentExtractor
+    from fce.content_extractor import MERGED, PAIRWISE, ContentExtractor
     from fce.learn import TemplateLearner
     from fce.parse import parse_page
+
+    if kind not in LEARN_KINDS:
+        raise ValueError(f"kind must be one of {LEARN_KINDS}, not {kind!r}")
 
     def fit(pages: Sequence[Any], site: str) -> Any:
         if kind == "learn":
             return TemplateLearner(site).fit(pages)
-        return ContentExtractor().fit(pages)
+        return ContentExtractor(comparison=PAIRWISE if kind == "ce-pairwise" else MERGED).fit(pages)
 
     first = next(iter(sites.values()), [])
     if first:  # warm-up: the first fit in a process pays for lazy imports and first-call set-up

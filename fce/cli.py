@@ -456,6 +456,11 @@ def methods() -> None:
     typer.echo("byte checks of the parse (encoding, control bytes, prefixes): " + (
         "compiled (fce._scan)" if SCANS_COMPILED
         else f"Python (fce._scan not built, or {NO_ACCEL_ENV} set; same output, slower)"))
+    from fce.features import FEATURES_COMPILED
+
+    typer.echo("block vectors and similar blocks (learning): " + (
+        "compiled (fce._features)" if FEATURES_COMPILED
+        else f"Python (fce._features not built, or {NO_ACCEL_ENV} set; same output, slower)"))
     from fce.methods.mainblock import COMPILED
 
     typer.echo("mainblock scoring (the fallback and guided detection): " + (

@@ -1,9 +1,10 @@
 """Feature vectors of blocks for ContentExtractor's similarity test (Debnath et al., as described in FastCE §II).
 
 A block's vector holds its terms (hashed word counts, scikit-learn's ``HashingVectorizer``: stateless, so a
-template's noise blocks are vectorised identically at detection time without a stored vocabulary) plus the
-counts of images, scripts, links, form fields and iframes the paper lists. Rows are L2-normalised, so the cosine
-of two blocks is the dot product of their rows and all pairwise cosines of a set are one sparse matrix product.
+template's noise blocks are vectorised identically at detection time without a stored vocabulary; compiled in
+``fce/_features.pyx`` where it was built, with the same result) plus the counts of images, scripts, links, form fields
+and iframes the paper lists. Rows are L2-normalised, so the cosine of two blocks is the dot product of their rows
+and all pairwise cosines of a set are one sparse matrix product.
 """
 
 from __future__ import annotations
@@ -15,7 +16,19 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["COUNT_FEATURES", "N_TERM_FEATURES", "SIMILARITY_THRESHOLD", "block_vectors", "similar_pairs"]
+from fce._accel import switched_off
+
+__all__ = [
+    "COUNT_FEATURES",
+    "N_TERM_FEATURES",
+    "SIMILARITY_THRESHOLD",
+    "FEATURES_COMPILED",
+    "PREFIX_MARGIN",
+    "block_vectors",
+    "hashed_terms",
+    "self_similar_pairs",
+    "similar_pairs",
+]
 
 #: Two blocks are similar when the cosine of their feature vectors is above 0.9 (FastCE §II, after Debnath et al.).
 SIMILARITY_THRESHOLD = 0.9
@@ -44,14 +57,64 @@ def _vectorizer() -> Any:
     )
 
 
+#: :func:`self_similar_pairs` leaves a row's most frequent terms out of its search index while their share of the
+#: row's norm stays below ``threshold - PREFIX_MARGIN`` (the bound of the prefix filter; see ``fce/_features.pyx``).
+#: The margin only has to exceed float32 rounding of a sum of products of unit rows (~1e-6); a larger one indexes
+#: a few more terms and changes nothing else.
+PREFIX_MARGIN = 1e-3
+
+
+def _load_compiled() -> Any:
+    """The compiled parts of this module (``fce/_features.pyx``), or None where they were not built or are switched
+    off."""
+    if switched_off():
+        return None
+    try:
+        from fce import _features  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return _features
+
+
+_FEATURES = _load_compiled()
+
+#: Whether term hashing and the similarity search of a set of blocks run compiled (``fce methods`` says which).
+FEATURES_COMPILED = _FEATURES is not None
+
+
+def hashed_terms(texts: Sequence[str]) -> sp.csr_matrix:
+    """The term counts of ``texts``, hashed into :data:`N_TERM_FEATURES` columns: ``HashingVectorizer`` as
+    :func:`_vectorizer` configures it, or the compiled version of it (``fce/_features.pyx``; the same matrix)."""
+    if _FEATURES is not None:
+        data, indices, indptr = _FEATURES.hashed_terms(list(texts), N_TERM_FEATURES)
+        return sp.csr_matrix((data, indices, indptr), shape=(len(texts), N_TERM_FEATURES))
+    return _vectorizer().transform(texts)
+
+
 def block_vectors(texts: Sequence[str], counts: np.ndarray | Sequence[Sequence[int]]) -> sp.csr_matrix:
     """L2-normalised feature rows, one per block: hashed term counts followed by the :data:`COUNT_FEATURES`."""
     from sklearn.preprocessing import normalize
 
-    terms = _vectorizer().transform(texts)
+    terms = hashed_terms(texts)
     extra = sp.csr_matrix(np.asarray(counts, dtype=np.float32).reshape(len(texts), len(COUNT_FEATURES)))
     matrix = sp.hstack([terms, extra], format="csr", dtype=np.float32)
     return normalize(matrix, norm="l2", copy=False)
+
+
+def self_similar_pairs(vectors: sp.csr_matrix, threshold: float = SIMILARITY_THRESHOLD) -> sp.csr_matrix:
+    """``similar_pairs(vectors, vectors, threshold)`` (rows of :func:`block_vectors`), found by the compiled
+    all-pairs search with prefix filtering where it was built (``fce/_features.pyx``: the same pairs, without the
+    product of every two rows sharing a common word), else by the product."""
+    if _FEATURES is None or vectors.shape[0] == 0:
+        return similar_pairs(vectors, vectors, threshold)
+    vectors = vectors.tocsr()
+    vectors.sort_indices()
+    rows, cols = _FEATURES.self_similar(vectors.indptr.astype(np.int32, copy=False),
+                                        vectors.indices.astype(np.int32, copy=False),
+                                        vectors.data.astype(np.float32, copy=False), vectors.shape[1], threshold,
+                                        PREFIX_MARGIN)
+    n = vectors.shape[0]
+    return sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(n, n))
 
 
 def similar_pairs(left: sp.csr_matrix, right: sp.csr_matrix, threshold: float = SIMILARITY_THRESHOLD,

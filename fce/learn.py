@@ -22,7 +22,7 @@ import numpy as np
 from fce.blocks import DEFAULT_PATH_STYLE, BlockTree, blocks_of
 from fce.content_extractor import CE_MIN_OCCURRENCE, CE_OCCURRENCE_FRACTION, ContentExtractor, block_counts
 from fce.errors import LearnError
-from fce.features import SIMILARITY_THRESHOLD, block_vectors, similar_pairs
+from fce.features import SIMILARITY_THRESHOLD, block_vectors, self_similar_pairs
 from fce.layouts import LAYOUT_DISTANCE, MIN_LAYOUT_PAGES, canonical_order, group_pages, page_paths
 from fce.parse import Page
 from fce.template import LearnParams, NoiseBlock, SiteTemplates, Template
@@ -319,7 +319,7 @@ def _distinct_noise(
     if not candidates:
         return ()
     vectors = block_vectors([c[1] for c in candidates], [c[2] for c in candidates])
-    similar = similar_pairs(vectors, vectors, threshold)
+    similar = self_similar_pairs(vectors, threshold)
     kept: list[int] = []
     covered = np.zeros(len(candidates), dtype=bool)
     for i, (path, _, _) in enumerate(candidates):

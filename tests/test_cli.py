@@ -377,6 +377,9 @@ def test_version_methods_and_help() -> None:
     from fce.parse import SCANS_COMPILED
 
     assert ("byte checks of the parse (encoding, control bytes, prefixes): compiled" in methods) == SCANS_COMPILED
+    from fce.features import FEATURES_COMPILED
+
+    assert ("block vectors and similar blocks (learning): compiled" in methods) == FEATURES_COMPILED
     from fce.methods.mainblock import COMPILED
 
     assert ("mainblock scoring (the fallback and guided detection): compiled" in methods) == COMPILED

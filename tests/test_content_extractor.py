@@ -1,9 +1,13 @@
 """fce.content_extractor: ContentExtractor's noise/content labels and its occurrence threshold."""
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from fce.content_extractor import ContentExtractor, occurrence_threshold
+from fce.content_extractor import MERGED, PAIRWISE, ContentExtractor, occurrence_threshold
 from fce.parse import parse_page
+from fce.sitegen import generate_site
 
 
 def page(article: str) -> object:
@@ -47,10 +51,68 @@ def test_near_duplicates_count_as_similar():
     assert [b.text for b in ce.content_blocks(5)] == []  # similar to ARTICLES[0] on another page
 
 
-def test_comparisons_are_all_pairs():
-    ce = ContentExtractor().fit([page(a) for a in ARTICLES])
-    n = sum(int((k >= 0).sum()) for k in ce.distinct_.key_of)
-    assert ce.n_comparisons_ == n * n
+def test_comparisons_counted_per_strategy():
+    pages = [page(a) for a in ARTICLES]
+    merged = ContentExtractor().fit(pages)
+    pairwise = ContentExtractor(comparison=PAIRWISE).fit(pages)
+    n_blocks = sum(1 for tree in merged.trees_ for b in tree if b.text)
+    assert pairwise.n_comparisons_ == n_blocks * n_blocks
+    assert merged.n_comparisons_ == len(merged.distinct_.keys) ** 2
+    assert merged.n_comparisons_ < pairwise.n_comparisons_  # the navigation and footer are merged
+
+
+def test_unknown_comparison_is_refused():
+    with pytest.raises(ValueError, match="comparison"):
+        ContentExtractor(comparison="sampled").fit([page(a) for a in ARTICLES])
+
+
+def assert_same_labels(trees):
+    merged = ContentExtractor(comparison=MERGED).fit(trees)
+    pairwise = ContentExtractor(comparison=PAIRWISE).fit(trees)
+    assert merged.threshold_ == pairwise.threshold_
+    for a, b in zip(merged.occurrences_, pairwise.occurrences_, strict=True):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(merged.is_content_, pairwise.is_content_, strict=True):
+        np.testing.assert_array_equal(a, b)
+    return pairwise
+
+
+def test_pairwise_is_the_paper_statement_on_the_fixture():
+    pairwise = assert_same_labels([page(a) for a in ARTICLES])
+    for i, article in enumerate(ARTICLES):
+        assert [b.text for b in pairwise.content_blocks(i)] == [article]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_merged_comparison_equals_the_pairwise_one_on_generated_sites(seed):
+    site = generate_site(f"ce{seed}.example", 12, seed=seed)
+    assert_same_labels([parse_page(p.html, url=p.url) for p in site])
+
+
+def test_identical_blocks_without_terms_are_similar():
+    # "/" and "→" have no term and no count: their vectors are zero, their cosine undefined. Identical blocks are
+    # the same block in both comparisons; different term-less blocks are not similar to each other.
+    pages = [parse_page(f"<html><body><p>{a}</p><div>/</div><div>→</div></body></html>".encode()) for a in ARTICLES]
+    pages.append(parse_page("<html><body><p>Alone here today</p><div>→</div></body></html>".encode()))
+    pairwise = assert_same_labels(pages)
+    by_text = {b.text: int(pairwise.occurrences_[0][b.index]) for b in pairwise.trees_[0] if b.text}
+    assert by_text["/"] == 4 and by_text["→"] == 5
+
+
+WORDS = ["harbour", "council", "storm", "the", "a", "vote", "plan", "frog", "rain", "art"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.lists(st.sampled_from(WORDS), min_size=0, max_size=6), min_size=1, max_size=5),
+                min_size=2, max_size=6))
+def test_merged_comparison_equals_the_pairwise_one_on_random_pages(pages):
+    # a ten-word vocabulary makes many cosines fall near the 0.9 threshold, on both sides of it
+    trees = [
+        parse_page(("<html><body>" + "".join(f"<p>{' '.join(words) or '.'}</p>" for words in blocks)
+                    + "</body></html>").encode())
+        for blocks in pages
+    ]
+    assert_same_labels(trees)
 
 
 @pytest.mark.parametrize(("n", "expected"), [(1, 1), (2, 2), (10, 2), (30, 2), (60, 3), (100, 5)])

@@ -1,0 +1,364 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
+"""The compiled parts of :mod:`fce.features` (optional accelerator): term hashing and the similar pairs of a set
+of blocks. Learning spent most of its time in the two (bench/README.md, "Learning: term hashing and the similarity
+search").
+
+:func:`hashed_terms` gives what scikit-learn's ``HashingVectorizer`` (as :mod:`fce.features` configures it:
+lower-cased, terms ``\\b\\w+\\b``, MurmurHash3 of each term's UTF-8 bytes with seed 0, the absolute value
+modulo the number of features, counts, no sign, no norm) gives for a list of texts, as the arrays of a CSR matrix
+with sorted indices and no duplicates. scikit-learn's path makes a Python string per term, hashes it and sorts the
+matrix afterwards; here each term is hashed where it lies in the lower-cased text's UTF-8 bytes. The term pattern
+``\\b\\w+\\b`` of Python's ``re`` finds the maximal runs of word characters, and a word character is one for
+which ``str.isalnum()`` is true, or ``_``: that is the test here (CPython's ``Py_UNICODE_ISALNUM``, the function
+``re`` calls).
+
+:func:`self_similar` finds the pairs of rows whose cosine is above the similarity threshold: the pairs of
+``similar_pairs(X, X)``, exactly, with an index of each row's rarer terms instead of the product of every two
+rows that share a word.
+
+``tests/test_features.py`` compares :func:`hashed_terms` with ``HashingVectorizer`` on hypothesis-generated text
+(any code point, surrogates included) and on the block texts of generated sites, :func:`murmurhash3_32` with
+scikit-learn's, and :func:`self_similar` with the sparse product on random and near-threshold vectors.
+"""
+
+import numpy as np
+
+from cpython.unicode cimport Py_UNICODE_ISALNUM
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
+
+cdef extern from "Python.h":
+    const char* PyUnicode_AsUTF8AndSize(object text, Py_ssize_t* size) except NULL
+
+
+cdef inline uint32_t _rotl(uint32_t x, int r) noexcept nogil:
+    return (x << r) | (x >> (32 - r))
+
+
+cdef int32_t _murmur(const uint8_t* data, Py_ssize_t n, uint32_t seed) noexcept nogil:
+    """MurmurHash3_x86_32 (Austin Appleby's reference, public domain), as scikit-learn's ``murmurhash3_32``."""
+    cdef uint32_t c1 = 0xcc9e2d51U
+    cdef uint32_t c2 = 0x1b873593U
+    cdef uint32_t h = seed
+    cdef uint32_t k
+    cdef Py_ssize_t i
+    cdef Py_ssize_t blocks = n // 4
+    for i in range(blocks):
+        k = (<uint32_t>data[4 * i] | (<uint32_t>data[4 * i + 1] << 8) | (<uint32_t>data[4 * i + 2] << 16)
+             | (<uint32_t>data[4 * i + 3] << 24))
+        k *= c1
+        k = _rotl(k, 15)
+        k *= c2
+        h ^= k
+        h = _rotl(h, 13)
+        h = h * 5 + 0xe6546b64U
+    cdef const uint8_t* tail = data + blocks * 4
+    cdef int rest = n & 3
+    k = 0
+    if rest == 3:
+        k ^= <uint32_t>tail[2] << 16
+    if rest >= 2:
+        k ^= <uint32_t>tail[1] << 8
+    if rest >= 1:
+        k ^= tail[0]
+        k *= c1
+        k = _rotl(k, 15)
+        k *= c2
+        h ^= k
+    h ^= <uint32_t>n
+    h ^= h >> 16
+    h *= 0x85ebca6bU
+    h ^= h >> 13
+    h *= 0xc2b2ae35U
+    h ^= h >> 16
+    return <int32_t>h
+
+
+cdef inline int32_t _bucket(int32_t h, int32_t n_features) noexcept nogil:
+    # scikit-learn's FeatureHasher: abs(h) % n_features, with abs(-2**31) defined as 2**31 - 1 would not be
+    if h == -2147483648:
+        return (2147483647 - (n_features - 1)) % n_features
+    return (h if h >= 0 else -h) % n_features
+
+
+def murmurhash3_32(bytes data, unsigned int seed=0):
+    """The signed 32-bit MurmurHash3 of ``data`` (for the tests: it must equal scikit-learn's)."""
+    return _murmur(<const uint8_t*><const char*>data, len(data), seed)
+
+
+cdef inline bint _is_word(Py_UCS4 ch) noexcept:
+    return ch == 95 or Py_UNICODE_ISALNUM(ch)  # 95: "_"
+
+
+cdef void _sort(int32_t* a, Py_ssize_t n) noexcept nogil:
+    """Insertion sort: a block's terms are few, and this keeps equal buckets next to each other."""
+    cdef Py_ssize_t i, j
+    cdef int32_t v
+    for i in range(1, n):
+        v = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > v:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = v
+
+
+cdef Py_ssize_t _hash_words(str low, const uint8_t* utf8, int32_t n_features, int32_t* out):
+    """The buckets of the word-character runs of ``low`` (whose UTF-8 bytes are ``utf8``), in text order."""
+    cdef Py_ssize_t n = 0
+    cdef Py_ssize_t at = 0  # byte offset of the character read
+    cdef Py_ssize_t start = -1  # byte offset where the current run began
+    cdef Py_UCS4 ch
+    for ch in low:
+        if _is_word(ch):
+            if start < 0:
+                start = at
+        elif start >= 0:
+            out[n] = _bucket(_murmur(utf8 + start, at - start, 0), n_features)
+            n += 1
+            start = -1
+        at += 1 if ch < 0x80 else 2 if ch < 0x800 else 3 if ch < 0x10000 else 4
+    if start >= 0:
+        out[n] = _bucket(_murmur(utf8 + start, at - start, 0), n_features)
+        n += 1
+    return n
+
+
+cdef Py_ssize_t _hash_words_sliced(str low, int32_t n_features, int32_t* out) except -1:
+    """:func:`_hash_words` for a text with no UTF-8 form (it holds a lone surrogate, never part of a word): each run
+    is encoded on its own, as scikit-learn encodes each term."""
+    cdef Py_ssize_t n = 0
+    cdef Py_ssize_t i = 0
+    cdef Py_ssize_t start = -1
+    cdef bytes word
+    cdef Py_UCS4 ch
+    for ch in low:
+        if _is_word(ch):
+            if start < 0:
+                start = i
+        elif start >= 0:
+            word = low[start:i].encode("utf-8")
+            out[n] = _bucket(_murmur(<const uint8_t*><const char*>word, len(word), 0), n_features)
+            n += 1
+            start = -1
+        i += 1
+    if start >= 0:
+        word = low[start:].encode("utf-8")
+        out[n] = _bucket(_murmur(<const uint8_t*><const char*>word, len(word), 0), n_features)
+        n += 1
+    return n
+
+
+def hashed_terms(list texts, int n_features):
+    """``(data, indices, indptr)`` of the CSR matrix of hashed term counts of ``texts``: float32 counts, int32
+    buckets in increasing order within a row, int32 row starts."""
+    if n_features <= 0:
+        raise ValueError(f"n_features must be positive, not {n_features}")
+    cdef Py_ssize_t n_texts = len(texts)
+    cdef Py_ssize_t capacity = 0
+    cdef Py_ssize_t row
+    cdef list lows = [(<str?>text).lower() for text in texts]
+    for low in lows:
+        capacity += (len(<str>low) + 1) // 2  # a word and the character after it: at most one per two
+    if capacity > 2147483647:
+        raise OverflowError("more terms than a CSR matrix with int32 indices holds")
+    indptr_array = np.empty(n_texts + 1, dtype=np.int32)
+    indices_array = np.empty(max(capacity, 1), dtype=np.int32)
+    data_array = np.empty(max(capacity, 1), dtype=np.float32)
+    cdef int32_t[::1] indptr = indptr_array
+    cdef int32_t[::1] indices = indices_array
+    cdef float[::1] data = data_array
+    cdef Py_ssize_t nnz = 0
+    cdef Py_ssize_t n, i, size
+    cdef const uint8_t* utf8
+    cdef int32_t* words
+    indptr[0] = 0
+    for row in range(n_texts):
+        low = lows[row]
+        # the row's buckets go where its entries will be, then are sorted and merged in place
+        words = &indices[nnz]
+        try:
+            utf8 = <const uint8_t*>PyUnicode_AsUTF8AndSize(low, &size)
+        except UnicodeEncodeError:
+            n = _hash_words_sliced(low, n_features, words)
+        else:
+            n = _hash_words(low, utf8, n_features, words)
+        _sort(words, n)
+        size = 0
+        i = 0
+        while i < n:
+            words[size] = words[i]
+            data[nnz + size] = 1
+            i += 1
+            while i < n and words[i] == words[size]:
+                data[nnz + size] += 1
+                i += 1
+            size += 1
+        nnz += size
+        indptr[row + 1] = <int32_t>nnz
+    return data_array[:nnz], indices_array[:nnz], indptr_array
+
+
+
+cdef void _sort_by_frequency(int32_t* pos, const int32_t* columns, const int32_t* df, Py_ssize_t n) noexcept nogil:
+    """Shell sort (Ciura's gaps) of a row's positions ``pos`` by their column's frequency ``df``, most frequent
+    first, ties by column. Rows are short, but a long article paragraph has a few hundred terms."""
+    cdef Py_ssize_t g, i, j, gap
+    cdef int32_t v, c, d
+    cdef int gaps[8]
+    gaps[:] = [701, 301, 132, 57, 23, 10, 4, 1]
+    for g in range(8):
+        gap = gaps[g]
+        if gap >= n:
+            continue
+        for i in range(gap, n):
+            v = pos[i]
+            c = columns[v]
+            d = df[c]
+            j = i
+            while j >= gap and (df[columns[pos[j - gap]]] < d
+                                or (df[columns[pos[j - gap]]] == d and columns[pos[j - gap]] > c)):
+                pos[j] = pos[j - gap]
+                j -= gap
+            pos[j] = v
+
+
+cdef class _Pairs:
+    """A growing list of int32 pairs."""
+    cdef int32_t[::1] first
+    cdef int32_t[::1] second
+    cdef Py_ssize_t size
+
+    def __cinit__(self, Py_ssize_t capacity):
+        self.first = np.empty(max(capacity, 16), dtype=np.int32)
+        self.second = np.empty(max(capacity, 16), dtype=np.int32)
+        self.size = 0
+
+    cdef void add(self, int32_t a, int32_t b):
+        if self.size == self.first.shape[0]:
+            self.first = np.concatenate([self.first, np.empty(self.size, dtype=np.int32)])
+            self.second = np.concatenate([self.second, np.empty(self.size, dtype=np.int32)])
+        self.first[self.size] = a
+        self.second[self.size] = b
+        self.size += 1
+
+
+def self_similar(const int32_t[::1] indptr, const int32_t[::1] indices, const float[::1] data, Py_ssize_t n_cols,
+                 double threshold, double margin):
+    """The pairs ``(i, j)`` of rows of a CSR matrix whose dot product is above ``threshold``, as the arrays
+    ``rows, cols`` (int32): both orders of every pair, and ``(i, i)`` where it holds.
+
+    The rows must have norm 1 (or 0), weights ≥ 0, and increasing column indices below ``n_cols``. The pairs are
+    those of ``fce.features.similar_pairs(X, X, threshold)``, found without summing the product of every two rows
+    that share a term (all-pairs similarity search with prefix filtering: Bayardo, Ma and Srikant, "Scaling up all
+    pairs similarity search", WWW 2007):
+
+    * each row is entered in the postings of its rarer terms only: its columns taken most frequent first form a
+      prefix while their squared weights sum to less than ``(threshold - margin)²``, and the columns after it are
+      indexed. Two rows whose dot product is above the threshold share an indexed column of each, since a row's
+      prefix contributes at most its norm to any dot product with a row of norm 1;
+    * a row's candidates are the rows in the postings of its columns (those after it: the dot product is the same
+      both ways). Each is verified by summing the products of the shared columns in increasing column order, in
+      float32, as the sparse product sums them, and compared in float32 as NumPy compares the product: a pair is
+      kept exactly when the product would keep it. ``margin`` covers float32 rounding in the bound.
+
+    """
+    cdef Py_ssize_t n = indptr.shape[0] - 1
+    cdef Py_ssize_t nnz = indptr[n]
+    cdef Py_ssize_t i, j, k, p, a, b, a_end, b_end
+    cdef int32_t col, other
+    cdef float dot
+    cdef float limit = <float>threshold
+    cdef double bound = threshold - margin
+    cdef double prefix_limit = bound * bound if bound > 0 else -1.0
+    cdef double norm2
+    cdef bint in_suffix
+
+    # the columns that occur, numbered 0, 1, … as met (``np.zeros`` of the map is lazily zeroed memory: only the
+    # pages of the columns met are touched)
+    remap_array = np.zeros(max(n_cols, 1), dtype=np.int32)
+    cdef int32_t[::1] remap = remap_array
+    column_array = np.empty(max(nnz, 1), dtype=np.int32)
+    cdef int32_t[::1] column = column_array
+    cdef int32_t n_used = 0
+    for k in range(nnz):
+        col = indices[k]
+        if remap[col] == 0:
+            n_used += 1
+            remap[col] = n_used
+        column[k] = remap[col] - 1
+    del remap_array
+    n_cols = n_used
+    df_array = np.zeros(max(n_cols, 1), dtype=np.int32)
+    cdef int32_t[::1] df = df_array
+    for k in range(nnz):
+        df[column[k]] += 1
+    # which entries are indexed: per row, its positions by frequency; the prefix, then the rest
+    order_array = np.empty(max(nnz, 1), dtype=np.int32)
+    cdef int32_t[::1] order = order_array
+    indexed_array = np.zeros(max(nnz, 1), dtype=np.uint8)
+    cdef uint8_t[::1] indexed = indexed_array
+    start_array = np.zeros(max(n_cols, 1) + 1, dtype=np.int32)
+    cdef int32_t[::1] start = start_array
+    for i in range(n):
+        a, a_end = indptr[i], indptr[i + 1]
+        for k in range(a, a_end):
+            order[k] = <int32_t>k
+        if a_end > a:
+            _sort_by_frequency(&order[a], &column[0], &df[0], a_end - a)
+        norm2 = 0.0
+        in_suffix = False
+        for p in range(a, a_end):
+            k = order[p]
+            if not in_suffix:
+                norm2 += <double>data[k] * <double>data[k]
+                in_suffix = norm2 >= prefix_limit
+            if in_suffix:
+                indexed[k] = 1
+                start[column[k] + 1] += 1
+    for k in range(1, start.shape[0]):
+        start[k] += start[k - 1]
+    postings_array = np.empty(max(start[start.shape[0] - 1], 1), dtype=np.int32)
+    cdef int32_t[::1] postings = postings_array
+    fill_array = np.array(start_array[:start_array.shape[0] - 1])
+    cdef int32_t[::1] fill = fill_array
+    for i in range(n):  # rows in increasing order, so each posting list is sorted
+        for k in range(indptr[i], indptr[i + 1]):
+            if indexed[k]:
+                postings[fill[column[k]]] = <int32_t>i
+                fill[column[k]] += 1
+
+    seen_array = np.full(max(n, 1), -1, dtype=np.int64)
+    cdef int64_t[::1] seen = seen_array
+    candidates_array = np.empty(max(n, 1), dtype=np.int32)
+    cdef int32_t[::1] candidates = candidates_array
+    cdef Py_ssize_t n_candidates
+    cdef _Pairs pairs = _Pairs(n)
+    weights_array = np.zeros(max(n_cols, 1), dtype=np.float32)  # row i's weights, by column
+    cdef float[::1] weights = weights_array
+    for i in range(n):
+        n_candidates = 0
+        for k in range(indptr[i], indptr[i + 1]):
+            col = column[k]
+            for p in range(start[col], start[col + 1]):
+                other = postings[p]
+                if other >= i and seen[other] != i:
+                    seen[other] = i
+                    candidates[n_candidates] = other
+                    n_candidates += 1
+        for k in range(indptr[i], indptr[i + 1]):
+            weights[column[k]] = data[k]
+        for p in range(n_candidates):
+            j = candidates[p]
+            dot = 0
+            for k in range(indptr[j], indptr[j + 1]):
+                # in increasing column order (row j's storage order); a column row i lacks adds 0, which leaves a
+                # sum of products unchanged
+                dot = dot + weights[column[k]] * data[k]
+            if dot > limit:
+                pairs.add(<int32_t>i, <int32_t>j)
+        for k in range(indptr[i], indptr[i + 1]):
+            weights[column[k]] = 0
+    rows = np.asarray(pairs.first[:pairs.size])
+    cols = np.asarray(pairs.second[:pairs.size])
+    off = rows != cols
+    return np.concatenate([rows, cols[off]]), np.concatenate([cols, rows[off]])

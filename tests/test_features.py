@@ -1,0 +1,159 @@
+"""fce.features: block vectors, the similarity test, and their compiled parts (``fce/_features.pyx``), which must
+give exactly what scikit-learn's ``HashingVectorizer`` and the sparse product give."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fce import features
+from fce._accel import NO_ACCEL_ENV, switched_off
+from fce.blocks import blocks_of
+from fce.content_extractor import block_counts
+from fce.parse import parse_page
+from fce.sitegen import generate_site
+
+compiled = pytest.mark.skipif(not features.FEATURES_COMPILED, reason="fce._features is not built")
+
+
+def test_the_compiled_features_are_built():
+    # like the compiled segmentation (tests/test_blocks.py): the suite must not quietly test the fallback only
+    if switched_off():
+        assert not features.FEATURES_COMPILED
+        return
+    assert features.FEATURES_COMPILED, ("fce._features is not built: reinstall with a C compiler (pip install -e .),"
+                                        f" or set {NO_ACCEL_ENV}=1 to test the Python code only")
+
+
+def site_blocks(seed: int = 0, n_pages: int = 8) -> tuple[list[str], list[tuple[int, ...]]]:
+    texts, counts = [], []
+    for page in generate_site(f"features{seed}.example", n_pages, seed=seed):
+        for block in blocks_of(parse_page(page.html, url=page.url)).blocks:
+            if block.text:
+                texts.append(block.text)
+                counts.append(block_counts(block))
+    return texts, counts
+
+
+def assert_same_csr(got: sp.csr_matrix, want: sp.csr_matrix) -> None:
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got.indptr, want.indptr)
+    np.testing.assert_array_equal(got.indices, want.indices)
+    np.testing.assert_array_equal(got.data, want.data)
+    assert got.data.dtype == want.data.dtype
+
+
+# --- term hashing -------------------------------------------------------------------------------------------------
+
+
+@compiled
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=40), st.integers(0, 2**32 - 1))
+def test_murmurhash_is_scikit_learns(data, seed):
+    from sklearn.utils import murmurhash3_32
+
+    from fce import _features  # type: ignore[attr-defined]
+
+    assert _features.murmurhash3_32(data, seed) == murmurhash3_32(data, seed=seed)
+
+
+# every code point: letters of all scripts, digits, marks, "_", punctuation, lone surrogates (never part of a word;
+# a text holding one has no UTF-8 form), characters whose lower case is longer ("İ")
+ANY_TEXT = st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=40)
+WORDY_TEXT = st.text(alphabet=st.sampled_from("aZé_9 İß\u2163\u0663\U0001d7d8\ud800,.-\t\u00a0"), max_size=40)
+
+
+@compiled
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.one_of(ANY_TEXT, WORDY_TEXT), min_size=1, max_size=6))
+def test_compiled_terms_are_the_hashing_vectorizers(texts):
+    from fce import _features  # type: ignore[attr-defined]
+
+    want = features._vectorizer().transform(texts)
+    data, indices, indptr = _features.hashed_terms(texts, features.N_TERM_FEATURES)
+    assert_same_csr(sp.csr_matrix((data, indices, indptr), shape=want.shape), want)
+
+
+@compiled
+def test_compiled_terms_on_a_generated_site():
+    texts, _ = site_blocks()
+    assert_same_csr(features.hashed_terms(texts), features._vectorizer().transform(texts))
+
+
+@compiled
+def test_hashed_terms_refuses_no_features():
+    from fce import _features  # type: ignore[attr-defined]
+
+    with pytest.raises(ValueError, match="n_features"):
+        _features.hashed_terms(["a"], 0)
+
+
+def test_block_vectors_compiled_or_not(monkeypatch):
+    texts, counts = site_blocks(seed=1)
+    got = features.block_vectors(texts, counts)
+    monkeypatch.setattr(features, "_FEATURES", None)
+    assert_same_csr(got, features.block_vectors(texts, counts))
+    np.testing.assert_allclose(sp.linalg.norm(got, axis=1), 1.0, rtol=1e-6)
+
+
+# --- the similar pairs of a set -----------------------------------------------------------------------------------
+
+
+def product_pairs(vectors: sp.csr_matrix, threshold: float) -> set[tuple[int, int]]:
+    product = features.similar_pairs(vectors, vectors, threshold).tocoo()
+    return set(zip(product.row.tolist(), product.col.tolist(), strict=True))
+
+
+def searched_pairs(vectors: sp.csr_matrix, threshold: float) -> set[tuple[int, int]]:
+    found = features.self_similar_pairs(vectors, threshold)
+    assert found.dtype == np.int8 and found.shape == (vectors.shape[0],) * 2 and (found.data == 1).all()
+    coo = found.tocoo()
+    pairs = set(zip(coo.row.tolist(), coo.col.tolist(), strict=True))
+    assert len(pairs) == found.nnz  # no pair twice
+    return pairs
+
+
+@compiled
+@pytest.mark.parametrize("threshold", [-0.5, 0.0, 0.3, 0.9, 0.99, 1.0, 1.5])
+def test_similar_pairs_searched_as_the_product_finds_them(threshold):
+    texts, counts = site_blocks(seed=2)
+    vectors = features.block_vectors(texts, counts)
+    want = product_pairs(vectors, threshold)
+    assert searched_pairs(vectors, threshold) == want
+    if threshold == 0.9:
+        assert any(i != j for i, j in want)  # the site's navigation repeats: the test has pairs to find
+
+
+WORDS = ["harbour", "council", "storm", "the", "a", "vote", "plan", "frog", "rain", "art", "of", "and"]
+
+
+@compiled
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.sampled_from(WORDS), max_size=12),
+                          st.tuples(*[st.integers(0, 3)] * len(features.COUNT_FEATURES))),
+                min_size=1, max_size=25),
+       st.sampled_from([0.5, 0.8, 0.9, 0.95]))
+def test_similar_pairs_near_the_threshold(blocks, threshold):
+    # a twelve-word vocabulary and small counts put many cosines close to the threshold, on both sides
+    vectors = features.block_vectors([" ".join(words) for words, _ in blocks], [c for _, c in blocks])
+    assert searched_pairs(vectors, threshold) == product_pairs(vectors, threshold)
+
+
+@compiled
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 30), st.floats(0.05, 0.6), st.integers(0, 2**31), st.floats(0.0, 0.99))
+def test_similar_pairs_of_random_unit_rows(n_rows, n_cols, density, seed, threshold):
+    rows = sp.random(n_rows, n_cols, density=density, format="csr", dtype=np.float32, random_state=seed)
+    norms = np.sqrt(np.asarray(rows.multiply(rows).sum(axis=1)).ravel())
+    rows = sp.csr_matrix(sp.diags(np.where(norms > 0, 1 / np.where(norms > 0, norms, 1), 0)) @ rows, dtype=np.float32)
+    assert searched_pairs(rows, threshold) == product_pairs(rows, threshold)
+
+
+def test_similar_pairs_of_nothing():
+    empty = sp.csr_matrix((0, features.N_TERM_FEATURES + len(features.COUNT_FEATURES)), dtype=np.float32)
+    assert features.self_similar_pairs(empty).shape == (0, 0)
+    zero = sp.csr_matrix((3, 10), dtype=np.float32)  # blocks without a term or a count: similar to nothing
+    assert features.self_similar_pairs(zero).nnz == 0
