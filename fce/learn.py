@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from fce.blocks import DEFAULT_PATH_STYLE, BlockTree, blocks_of
+from fce.blocks import DEFAULT_PATH_STYLE, INLINE_BLOCK_TAGS, BlockTree, blocks_of
 from fce.content_extractor import CE_MIN_OCCURRENCE, CE_OCCURRENCE_FRACTION, ContentExtractor, block_counts
 from fce.errors import LearnError
 from fce.features import SIMILARITY_THRESHOLD, block_vectors, self_similar_pairs
@@ -161,7 +161,7 @@ class TemplateLearner:
         if self.rules not in RULES:
             raise ValueError(f"rules must be one of {RULES}, not {self.rules!r}")
         trees = [p if isinstance(p, BlockTree) else blocks_of(p, self.path_style) for p in pages]
-        usable = [t for t in trees if any(b.text for b in t.blocks)]
+        usable = [t for t in trees if any(t.columns.text_lengths)]  # a page with some own text
         if len(usable) < MIN_PAGES:
             raise LearnError(
                 f"{len(usable)} usable page(s) with text; at least {MIN_PAGES} are needed "
@@ -175,22 +175,32 @@ class TemplateLearner:
             path_style=self.path_style,
         ).fit(usable)
         n = len(usable)
-        is_content = [self._content_mask(tree, mask) for tree, mask in zip(usable, ce.is_content_, strict=True)]
+        named: dict[str, bool] = {}  # noise_named per path, for all pages
+        is_content = [self._content_mask(tree, mask, named)
+                      for tree, mask in zip(usable, ce.is_content_, strict=True)]
         content_support: Counter[str] = Counter()
         known: Counter[str] = Counter()
         inline_paths: set[str] = set()
         content_chars: Counter[str] = Counter()
         all_chars: Counter[str] = Counter()
         for tree, mask in zip(usable, is_content, strict=True):
-            content_support.update({tree[int(i)].path for i in np.flatnonzero(mask)})
-            known.update({b.path for b in tree.blocks if b.text})
-            for b in tree.blocks:
-                if b.text:
-                    if b.inline:
-                        inline_paths.add(b.path)
-                    all_chars[b.path] += len(b.text)
-                    if mask[b.index]:
-                        content_chars[b.path] += len(b.text)
+            # column-wise: a block has own text where its text length is not 0
+            cols = tree.columns
+            page_known: set[str] = set()
+            page_content: set[str] = set()
+            for path, tag, chars, content in zip(cols.paths, cols.tags, cols.text_lengths, mask.tolist(),
+                                                 strict=True):
+                if content:  # with or without own text (an inline block inherits its paragraph's label)
+                    page_content.add(path)
+                if chars:
+                    page_known.add(path)
+                    if tag in INLINE_BLOCK_TAGS:
+                        inline_paths.add(path)
+                    all_chars[path] += chars
+                    if content:
+                        content_chars[path] += chars
+            known.update(page_known)
+            content_support.update(page_content)
         need = max(1, math.ceil(self.min_path_support * n))
         paths = {
             p: c
@@ -222,29 +232,35 @@ class TemplateLearner:
         )
         return self
 
-    def _content_mask(self, tree: BlockTree, mask: np.ndarray) -> np.ndarray:
+    def _content_mask(self, tree: BlockTree, mask: np.ndarray, named: dict[str, bool]) -> np.ndarray:
         """ContentExtractor's labels, less link-dense blocks (:data:`MAX_LINK_DENSITY`) and blocks on paths named
-        as furniture (:data:`NOISE_NAME_TOKENS`); inline blocks inside a content block are content
-        (``inline_inherit``): a ``<span>`` naming "the House of Representatives" recurs across articles, but it is
-        part of its paragraph, and rule 2 would cut it out of the sentence."""
+        as furniture (:data:`NOISE_NAME_TOKENS`; ``named`` caches :func:`noise_named` per path); inline blocks
+        inside a content block are content (``inline_inherit``): a ``<span>`` naming "the House of
+        Representatives" recurs across articles, but it is part of its paragraph, and rule 2 would cut it out of
+        the sentence."""
         mask = mask.copy()
         limit = self.max_link_density
-        named: dict[str, bool] = {}
-        for i in np.flatnonzero(mask):
-            block = tree.blocks[i]
-            if limit < 1.0 and block.link_chars > limit * len(block.text):
+        cols = tree.columns
+        paths, link_chars, text_lengths = cols.paths, cols.link_chars, cols.text_lengths
+        for i in np.flatnonzero(mask).tolist():
+            if limit < 1.0 and link_chars[i] > limit * text_lengths[i]:
                 mask[i] = False
             elif self.noise_names:
-                flag = named.get(block.path)
+                path = paths[i]
+                flag = named.get(path)
                 if flag is None:
-                    flag = named[block.path] = noise_named(block.path)
+                    flag = named[path] = noise_named(path)
                 if flag:
                     mask[i] = False
         if self.inline_inherit:
-            blocks = tree.blocks
-            for block in blocks:  # document order: a parent's label is final before its children's
-                if block.inline and block.parent >= 0 and mask[block.parent]:
-                    mask[block.index] = True
+            parents = cols.parents
+            flags = mask.tolist()
+            for i, tag in enumerate(cols.tags):  # document order: a parent's label is final before its children's
+                if tag in INLINE_BLOCK_TAGS and not flags[i]:
+                    up = parents[i]
+                    if up >= 0 and flags[up]:
+                        flags[i] = True
+            mask = np.array(flags, dtype=bool)
         return mask
 
 
@@ -281,7 +297,7 @@ class LayoutLearner:
         if self.min_layout_pages < MIN_PAGES:
             raise ValueError(f"min_layout_pages must be at least {MIN_PAGES}, not {self.min_layout_pages}")
         trees = [p if isinstance(p, BlockTree) else blocks_of(p, self.path_style) for p in pages]
-        usable = [i for i, t in enumerate(trees) if any(b.text for b in t.blocks)]
+        usable = [i for i, t in enumerate(trees) if any(t.columns.text_lengths)]
         if len(usable) < MIN_PAGES:
             raise LearnError(
                 f"{len(usable)} usable page(s) with text; at least {MIN_PAGES} are needed "

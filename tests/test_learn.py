@@ -88,3 +88,26 @@ def test_layout_learner_passes_template_params_to_every_layout():
     assert learner.labels_.tolist() == [0, 1] * 8 or learner.labels_.tolist() == [1, 0] * 8
     with pytest.raises(LearnError):
         LayoutLearner("lay.test").fit(pages[:2])
+
+
+ARTICLES = [
+    "The council voted on the harbour plan today after a long debate about the costs.",
+    "A storm closed schools across the region on Monday morning and cut the power.",
+    "Scientists found a new species of frog in the rainforest near the northern river.",
+    "The museum opened a new wing for modern art this weekend with a free concert.",
+]
+
+
+def test_what_a_path_counts_toward():
+    # a textless <span> (an icon) inside a content paragraph inherits the paragraph's label, so its path is a
+    # content path (rule 2 keeps the paragraph whole); a path is known only where a block on it had own text
+    pages = [
+        parse_page(f"<html><body><ul><li>Home</li><li>World</li></ul><div><p>{a} <span><img src='i.png'></span>"
+                   "</p></div><div>Copyright 2026 News</div></body></html>".encode())
+        for a in ARTICLES
+    ]
+    template = TemplateLearner("s.test", path_style="paper").fit(pages).template_
+    assert template.content_paths == {"HTML.BODY.DIV.P": 4, "HTML.BODY.DIV.P.SPAN": 4}
+    assert "HTML.BODY.DIV.P.SPAN" not in template.known_paths
+    assert template.known_paths["HTML.BODY.DIV.P"] == 4 and template.known_paths["HTML.BODY.UL.LI"] == 4
+    assert "HTML.BODY.UL.LI" not in template.content_paths
