@@ -24,6 +24,7 @@ scikit-learn's, and :func:`self_similar` with the sparse product on random and n
 import numpy as np
 
 from cpython.unicode cimport Py_UNICODE_ISALNUM
+from libc.math cimport sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
 
 cdef extern from "Python.h":
@@ -198,6 +199,56 @@ def hashed_terms(list texts, int n_features):
     return data_array[:nnz], indices_array[:nnz], indptr_array
 
 
+
+
+def unit_rows(list texts, const double[:, ::1] counts, int n_features):
+    """``(data, indices, indptr)`` of :func:`fce.features.block_vectors`: the hashed term counts of each text
+    (:func:`hashed_terms`), then its ``counts`` in the columns from ``n_features`` on (zeros left out), each row
+    divided by its L2 norm as scikit-learn's ``normalize`` divides it: squares taken in float32 and summed in
+    double, each weight divided by the square root in double and stored in float32; a row of zeros stays as it
+    is."""
+    if counts.shape[0] != len(texts):
+        raise ValueError(f"{counts.shape[0]} rows of counts for {len(texts)} texts")
+    term_data, term_indices, term_indptr = hashed_terms(texts, n_features)
+    cdef const float[::1] tdata = term_data
+    cdef const int32_t[::1] tindices = term_indices
+    cdef const int32_t[::1] tindptr = term_indptr
+    cdef Py_ssize_t n = counts.shape[0]
+    cdef Py_ssize_t n_counts = counts.shape[1]
+    cdef Py_ssize_t nnz = tindptr[n] + n * n_counts if n else 0
+    if nnz > 2147483647:
+        raise OverflowError("more entries than a CSR matrix with int32 indices holds")
+    data_array = np.empty(max(nnz, 1), dtype=np.float32)
+    indices_array = np.empty(max(nnz, 1), dtype=np.int32)
+    indptr_array = np.empty(n + 1, dtype=np.int32)
+    cdef float[::1] data = data_array
+    cdef int32_t[::1] indices = indices_array
+    cdef int32_t[::1] indptr = indptr_array
+    cdef Py_ssize_t row, k, f, at = 0, first
+    cdef float value
+    cdef double norm
+    indptr[0] = 0
+    for row in range(n):
+        first = at
+        for k in range(tindptr[row], tindptr[row + 1]):
+            data[at] = tdata[k]
+            indices[at] = tindices[k]
+            at += 1
+        for f in range(n_counts):
+            value = <float>counts[row, f]
+            if value != 0:
+                data[at] = value
+                indices[at] = <int32_t>(n_features + f)
+                at += 1
+        norm = 0.0
+        for k in range(first, at):
+            norm += data[k] * data[k]
+        if norm != 0.0:
+            norm = sqrt(norm)
+            for k in range(first, at):
+                data[k] = <float>(data[k] / norm)
+        indptr[row + 1] = <int32_t>at
+    return data_array[:at], indices_array[:at], indptr_array
 
 cdef void _sort_by_frequency(int32_t* pos, const int32_t* columns, const int32_t* df, Py_ssize_t n) noexcept nogil:
     """Shell sort (Ciura's gaps) of a row's positions ``pos`` by their column's frequency ``df``, most frequent

@@ -92,7 +92,14 @@ def hashed_terms(texts: Sequence[str]) -> sp.csr_matrix:
 
 
 def block_vectors(texts: Sequence[str], counts: np.ndarray | Sequence[Sequence[int]]) -> sp.csr_matrix:
-    """L2-normalised feature rows, one per block: hashed term counts followed by the :data:`COUNT_FEATURES`."""
+    """L2-normalised feature rows, one per block: hashed term counts followed by the :data:`COUNT_FEATURES`
+    (compiled where built: ``fce/_features.pyx``, the same matrix)."""
+    if not len(texts):
+        return sp.csr_matrix((0, N_TERM_FEATURES + len(COUNT_FEATURES)), dtype=np.float32)
+    if _FEATURES is not None:
+        table = np.ascontiguousarray(np.asarray(counts, dtype=np.float64).reshape(len(texts), len(COUNT_FEATURES)))
+        data, indices, indptr = _FEATURES.unit_rows(list(texts), table, N_TERM_FEATURES)
+        return sp.csr_matrix((data, indices, indptr), shape=(len(texts), N_TERM_FEATURES + len(COUNT_FEATURES)))
     from sklearn.preprocessing import normalize
 
     terms = hashed_terms(texts)

@@ -157,3 +157,27 @@ def test_similar_pairs_of_nothing():
     assert features.self_similar_pairs(empty).shape == (0, 0)
     zero = sp.csr_matrix((3, 10), dtype=np.float32)  # blocks without a term or a count: similar to nothing
     assert features.self_similar_pairs(zero).nnz == 0
+
+
+@pytest.mark.parametrize("texts", [[], [""], ["...", "a b a"], ["Ünïcode wörds ß İ", "x_y 42"]])
+def test_block_vectors_of_edge_cases_compiled_or_not(texts, monkeypatch):
+    counts = [(i, 0, 2 * i, 0, 1) for i in range(len(texts))]
+    got = features.block_vectors(texts, counts)
+    monkeypatch.setattr(features, "_FEATURES", None)
+    assert_same_csr(got, features.block_vectors(texts, counts))
+
+
+@compiled
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.one_of(ANY_TEXT, WORDY_TEXT),
+                          st.tuples(*[st.integers(0, 10**6)] * len(features.COUNT_FEATURES))), max_size=8))
+def test_compiled_block_vectors_are_scikit_learns(blocks):
+    texts, counts = [t for t, _ in blocks], [c for _, c in blocks]
+    got = features.block_vectors(texts, counts)
+    compiled_parts = features._FEATURES
+    try:
+        features._FEATURES = None
+        want = features.block_vectors(texts, counts)
+    finally:
+        features._FEATURES = compiled_parts
+    assert_same_csr(got, want)
