@@ -549,8 +549,8 @@ LEARN_KINDS = ("learn", "ce", "ce-pairwise")
 
 def learn_worker(kind: str, sites: dict[str, Sequence[PageSpec]], repeats: int) -> dict[str, Any]:
     """Time ``fce learn`` (``kind="learn"``) or ContentExtractor on each site's pages: ``"ce"`` compares the
-    distinct blocks in one product (the first stage of learning), ``"ce-pairwise"`` every block with every block,
-    one block at a time (the paper's statement; same labels).
+    distinct blocks (identical ones merged: the first stage of learning), ``"ce-pairwise"`` every block with every
+    block, one block at a time (the paper's statement; same labels).
 
     Per site: seconds from bytes (parse + fit) and for the fit alone (pages parsed beforehand; segmentation is
     part of the fit), each the median of ``repeats`` runs on freshly parsed pages; plus the learned templates.

@@ -66,7 +66,7 @@ LABELS = {
     "fce-parse": "fce parse_page",
     "fce-detect+fallback": "fce detect + fallback",
     "learn": "fce learn (30 pages)",
-    "ce": "ContentExtractor, distinct blocks merged (30 pages)",
+    "ce": "ContentExtractor, identical blocks merged (30 pages)",
     "ce-pairwise": "ContentExtractor, all pairs as in the paper (30 pages)",
 }
 
@@ -383,10 +383,24 @@ def speed_section(rep: Report, args: argparse.Namespace) -> None:
     for kind in ("ce", "ce-pairwise"):
         summary[kind]["x_learn"] = learn_ratios(summary["learn"]["sites"], summary[kind]["sites"])
     pw, mg = summary["ce-pairwise"]["x_learn"], summary["ce"]["x_learn"]
+    rows = []
+    for site, lrn in summary["learn"]["sites"].items():
+        pair, merged = summary["ce-pairwise"]["sites"].get(site), summary["ce"]["sites"].get(site)
+        if pair is None or merged is None:
+            continue
+        rows.append([site, ms(lrn["total_ns"]), ms(lrn["fit_ns"]), ms(pair["total_ns"]), ms(pair["fit_ns"]),
+                     ratio(pair["total_ns"] / lrn["total_ns"]), ratio(pair["fit_ns"] / lrn["fit_ns"]),
+                     f"{pair['comparisons'] / 1e6:.1f} M", f"{merged['comparisons'] / 1e6:.1f} M"])
+    rep.write("Per site (ms; pairs: the all-pairs comparison compares every text-bearing block with every one; "
+              "learning's first stage merges identical blocks, and of the pairs of distinct blocks its search "
+              "verifies only those that share a rare term):")
+    rep.write()
+    rep.table(["site", "learn from bytes", "learn fit", "all pairs from bytes", "all pairs fit", "÷ from bytes",
+               "÷ fit", "pairs, all", "pairs, distinct"], rows)
     rep.write(f"ContentExtractor ÷ fce learn, per site on the same 30 pages (median over sites, lowest in "
               f"brackets). All pairs, one block at a time as the paper states it: {ratio(pw['total'])} from bytes "
-              f"({ratio(pw['total_min'])}), {ratio(pw['fit'])} fit only ({ratio(pw['fit_min'])}). Distinct blocks "
-              f"merged into one product (learning's own first stage, so below 1×): {ratio(mg['total'])} from "
+              f"({ratio(pw['total_min'])}), {ratio(pw['fit'])} fit only ({ratio(pw['fit_min'])}). Identical blocks "
+              f"merged (learning's own first stage, so below 1×): {ratio(mg['total'])} from "
               f"bytes, {ratio(mg['fit'])} fit only. ContentExtractor on 30 pages ÷ `fce detect` of 30 pages with "
               f"a template (the paper's Table II comparison): {ct / detect_30:.1f}×.")
     rep.write()
@@ -696,9 +710,13 @@ def targets(rep: Report) -> None:
             lambda v: v <= 2.0, ratio)
         add("learn on 30 pages ≤ 1 s (from bytes, slowest site)", sp["learn"]["total_max_ns"] / 1e9,
             lambda v: v <= 1.0, lambda v: f"{v:.2f} s")
+        # the comparison is what ContentExtractor does once the pages are parsed: fit against fit (segmentation
+        # included on both sides); the ratio from bytes, where the same parse is added to both, is shown beside it
         pairwise = sp.get("ce-pairwise", {}).get("x_learn", {})
-        add("learn ≥ 10× faster than ContentExtractor's all-pairs comparison (same 30 pages, from bytes, median "
-            "over sites)", pairwise.get("total", math.nan), lambda v: v >= 10, ratio)
+        from_bytes = pairwise.get("total", math.nan)
+        add("learn ≥ 10× faster than ContentExtractor's all-pairs comparison (same 30 pages, from parsed pages, "
+            "median over sites)", pairwise.get("fit", math.nan), lambda v: v >= 10,
+            lambda v: f"{ratio(v)} (from bytes {ratio(from_bytes)})")
         add(f"peak RSS of {name} ≤ 150 MB (process peak over all pages)", det.get("rss_peak_mb", math.nan),
             lambda v: v <= 150, lambda v: f"{v:.0f} MB")
     sc = d.get("scaling", {}).get("detect", {})

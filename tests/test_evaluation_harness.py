@@ -238,6 +238,14 @@ def test_ce_vs_fastce_numbers_are_sane(data: Path) -> None:
     assert [s.site for s in skipped] == [SMALL]
     (line,) = lines
     assert line.site == BIG and line.n_pages == N_BIG
+    assert line.ce_comparison == "pairwise"
+    # the merged comparison compares fewer blocks (the repeated navigation once) and finds the same labels
+    (merged,), _ = ce_vs_fastce([data], progress=False, comparison="merged")
+    assert merged.ce_comparison == "merged"
+    assert merged.ce_num_block_temp < line.ce_num_block_temp
+    assert merged.ce_num_block == line.ce_num_block and merged.ce_wf == line.ce_wf
+    with pytest.raises(ValueError, match="comparison"):
+        ce_vs_fastce([data], progress=False, comparison="some")
     assert harness.MIN_LEARN_PAGES <= line.n_learn <= harness.MAX_LEARN_PAGES
     assert line.n_detect == N_BIG - line.n_learn > 0
     assert 0 <= line.fastce_num_block_temp <= line.ce_noise_blocks <= line.ce_num_block_temp

@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from fce.content_extractor import COMPARISONS, PAIRWISE
 from fce.detect import DEFAULT_MODE, DETECTION_MODES
 from fce.errors import SourceError
 from fce.evaluation.harness import (
@@ -141,6 +142,15 @@ def eval_command(
             "NumBlock, PerTime) per site.",
         ),
     ] = False,
+    table2_ce: Annotated[
+        str,
+        typer.Option(
+            "--table2-ce",
+            help="How ContentExtractor compares blocks in --table2: pairwise (every block with every block of "
+            "every page, the paper's CE) or merged (identical blocks merged first, as learning runs it). Same "
+            "labels, different cost.",
+        ),
+    ] = PAIRWISE,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="A progress bar on stderr.")] = True,
 ) -> None:
     """Evaluate extraction methods on test packages: precision, recall and F1 per page against gold text.
@@ -151,6 +161,8 @@ def eval_command(
     started = time.perf_counter()
     if mode not in DETECTION_MODES:
         raise typer.BadParameter(f"must be one of {', '.join(DETECTION_MODES)}", param_hint="--mode")
+    if table2_ce not in COMPARISONS:
+        raise typer.BadParameter(f"must be one of {', '.join(COMPARISONS)}", param_hint="--table2-ce")
     if measure not in _MEASURES:
         raise typer.BadParameter(f"unknown measure {measure!r}; one of {', '.join(_MEASURES)}", param_hint="--measure")
     if plots is not None and importlib.util.find_spec("matplotlib") is None:
@@ -192,9 +204,10 @@ def eval_command(
     if table2:
         lines, skipped = ce_vs_fastce(
             packages, min_learn=min_learn, max_learn=max(MAX_LEARN_PAGES, min_learn), folds=folds,
-            progress=progress,
+            progress=progress, comparison=table2_ce,
         )  # fmt: skip
-        typer.echo("\nContentExtractor against FastCE (FastCE §IV Table II; NBT / NB / PerTime in ms per page)")
+        typer.echo(f"\nContentExtractor ({table2_ce} comparison) against FastCE (FastCE §IV Table II; NBT / NB / "
+                   "PerTime in ms per page)")
         typer.echo(render_table2(lines) if lines else "no site has enough pages")
         if skipped:
             typer.echo(f"{len(skipped)} site(s) skipped (fewer than {min_learn + 1} pages, or nothing to learn)")

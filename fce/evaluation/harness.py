@@ -71,8 +71,10 @@ from dataclasses import dataclass, field
 from os import PathLike
 from typing import Any
 
+import numpy as np
+
 from fce.blocks import DEFAULT_PATH_STYLE, blocks_of, segment
-from fce.content_extractor import ContentExtractor
+from fce.content_extractor import COMPARISONS, PAIRWISE, ContentExtractor
 from fce.detect import DEFAULT_MODE, Detector
 from fce.errors import InputError, LearnError
 from fce.evaluation.gold_blocks import label_gold_blocks
@@ -755,11 +757,13 @@ class CeVsFastCe:
     * ``n_pages`` — the site's pages; ``n_learn`` — pages the template was learned from (:func:`fold_plan`'s
       fold 0 learning set: at most 30, at least ``min_learn``); ``n_detect`` — the other pages, detected by
       FastCE. CE runs over all ``n_pages`` (it needs the site's pages as input: it is a batch method).
-    * ``ce_num_block_temp`` — NumBlockTemp of CE: the blocks each block is compared against, i.e. the distinct
-      text-bearing blocks of all the site's pages (distinct by own text and feature counts, after merging
-      identical ones — our CE compares distinct blocks, each with all others). ``ce_noise_blocks`` — of those,
-      the ones CE judged noise (recurring on enough pages): the closest analogue of FastCE's stored noise
-      blocks.
+    * ``ce_comparison`` — how CE compared blocks (:data:`fce.content_extractor.COMPARISONS`): ``"pairwise"``,
+      every block with every block of every page, one at a time (the paper's CE, the default), or ``"merged"``,
+      identical blocks merged first (learning's first stage). Both give the same labels.
+    * ``ce_num_block_temp`` — NumBlockTemp of CE: the blocks each block is compared against: the text-bearing
+      blocks of all the site's pages (``"pairwise"``), or the distinct ones (``"merged"``: distinct by own text
+      and feature counts). ``ce_noise_blocks`` — of those, the ones CE judged noise (recurring on enough pages):
+      the closest analogue of FastCE's stored noise blocks.
     * ``ce_num_block`` — NumBlock of CE: text-bearing blocks per page (blocks with own text, the paper's
       atomic blocks with sub-blocks cut out, Figure 3), mean over the pages.
     * ``ce_ms_per_page`` — PerTime of CE: segmenting every page into blocks plus ContentExtractor's comparison
@@ -789,6 +793,7 @@ class CeVsFastCe:
     n_pages: int
     n_learn: int
     n_detect: int
+    ce_comparison: str
     ce_num_block_temp: int
     ce_noise_blocks: int
     ce_num_block: float
@@ -823,7 +828,8 @@ def _no_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _table2_site(docs: Sequence[Document], *, min_learn: int, max_learn: int, folds: int) -> CeVsFastCe | SkippedSite:
+def _table2_site(docs: Sequence[Document], *, min_learn: int, max_learn: int, folds: int,
+                 comparison: str) -> CeVsFastCe | SkippedSite:
     dataset, site = docs[0].dataset, docs[0].site
     by_id = _by_id(docs)
     plan = fold_plan(
@@ -860,7 +866,7 @@ def _table2_site(docs: Sequence[Document], *, min_learn: int, max_learn: int, fo
             start = time.perf_counter()
             trees = [segment(pages[i], "paper") for i in ids]
             segmented = time.perf_counter()
-            ce = ContentExtractor(path_style="paper").fit(trees)
+            ce = ContentExtractor(path_style="paper", comparison=comparison).fit(trees)
             ce_runs.append((segmented - start, time.perf_counter() - start))
             # FastCE: segment and match each page to detect.
             seg_s = total_s = 0.0
@@ -883,14 +889,19 @@ def _table2_site(docs: Sequence[Document], *, min_learn: int, max_learn: int, fo
         if gold is not None:
             fastce_wf.append(word_f("\n".join(b.text for b in match.blocks), gold).f1)
             ce_wf.append(word_f(ce.content_text(position[doc_id]), gold).f1)
-    occurrences = ce.distinct_occurrences_
+    if comparison == PAIRWISE:  # every text-bearing block of every page
+        occurrences = np.concatenate([occ[np.asarray(tree.columns.text_lengths) > 0]
+                                      for occ, tree in zip(ce.occurrences_, ce.trees_, strict=True)])
+    else:
+        occurrences = ce.distinct_occurrences_
     return CeVsFastCe(
         dataset=dataset,
         site=site,
         n_pages=len(docs),
         n_learn=len(learn_ids),
         n_detect=len(detect_ids),
-        ce_num_block_temp=len(ce.distinct_.keys),
+        ce_comparison=comparison,
+        ce_num_block_temp=len(occurrences),
         ce_noise_blocks=int((occurrences >= ce.threshold_).sum()),
         ce_num_block=mean(sum(1 for b in t.blocks if b.text) for t in trees),
         ce_ms_per_page=ce_seconds * 1000 / len(ids),
@@ -912,17 +923,22 @@ def ce_vs_fastce(
     max_learn: int = MAX_LEARN_PAGES,
     folds: int = DEFAULT_FOLDS,
     progress: bool = True,
+    comparison: str = PAIRWISE,
 ) -> tuple[list[CeVsFastCe], list[SkippedSite]]:
     """The FastCE paper's Table II for every site under ``paths`` with at least ``min_learn + 1`` pages:
     NumBlockTemp, NumBlock and PerTime of ContentExtractor and of FastCE, and the improvement
-    (:class:`CeVsFastCe` says how each is counted). Returns the lines and the sites skipped. Runs in this
-    process, one site after the other, so the timings are comparable."""
+    (:class:`CeVsFastCe` says how each is counted). ContentExtractor compares as ``comparison`` says (the paper's
+    all pairs by default). Returns the lines and the sites skipped. Runs in this process, one site after the
+    other, so the timings are comparable."""
+    if comparison not in COMPARISONS:
+        raise ValueError(f"comparison must be one of {COMPARISONS}, not {comparison!r}")
     groups = list(group_by_site(iter_documents(paths)).values())
     lines: list[CeVsFastCe] = []
     skipped: list[SkippedSite] = []
     with _progress_bar(sum(len(g) for g in groups), progress, "CE vs FastCE") as bar:
         for site_docs in groups:
-            result = _table2_site(site_docs, min_learn=min_learn, max_learn=max_learn, folds=folds)
+            result = _table2_site(site_docs, min_learn=min_learn, max_learn=max_learn, folds=folds,
+                                  comparison=comparison)
             (lines if isinstance(result, CeVsFastCe) else skipped).append(result)  # type: ignore[arg-type]
             bar.update(len(site_docs))
     return lines, skipped
@@ -949,7 +965,7 @@ def render_table2(lines: Sequence[CeVsFastCe]) -> str:
     body = [cells(x, (x.dataset, x.site)) for x in lines]
     if len(lines) > 1:
         means = {name: mean(getattr(x, name) for x in lines) for name in CeVsFastCe.__dataclass_fields__
-                 if name not in ("dataset", "site")}  # fmt: skip
+                 if name not in ("dataset", "site", "ce_comparison")}  # fmt: skip
         means["improvement"] = mean(x.improvement for x in lines)
         body.append(cells(_Means(means), ("mean", f"{len(lines)} sites")))
     return _render(header, body, text_columns=2)
