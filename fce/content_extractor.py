@@ -7,9 +7,10 @@ For every block B, count the pages that contain a block similar to B (cosine of 
 Two ways to compare, with the same result (``comparison=``; the tests hold them equal):
 
 * ``"merged"`` (the default, :data:`DEFAULT_COMPARISON`): identical blocks (same text and counts) are merged
-  first, then ``similar = X·Xᵀ > 0.9`` over the distinct blocks gives, through a product with the block-to-page
-  incidence matrix, the number of pages holding a similar block. On 30 pages of a news site a third of the blocks
-  are distinct, so the product compares about a ninth of the pairs;
+  first (on 30 pages of a news site a third of the blocks are distinct, so a ninth of the pairs remain), then the
+  pairs of distinct blocks with cosine above 0.9 (:func:`fce.features.self_similar_pairs`: compiled, a search
+  that verifies only the pairs sharing a rare term; else ``X·Xᵀ > 0.9``) give, through a product with the
+  block-to-page incidence matrix, the number of pages holding a similar block;
 * ``"pairwise"`` (:data:`PAIRWISE`): the algorithm as the paper states it, "compares B with all blocks in all
   input web pages", one block at a time: every block against every block of every page, nothing merged. It is
   the reference the merged comparison is tested against, and the all-pairs baseline ``bench`` times learning
