@@ -124,31 +124,6 @@ cdef Py_ssize_t _hash_words(str low, const uint8_t* utf8, int32_t n_features, in
     return n
 
 
-cdef Py_ssize_t _hash_words_sliced(str low, int32_t n_features, int32_t* out) except -1:
-    """:func:`_hash_words` for a text with no UTF-8 form (it holds a lone surrogate, never part of a word): each run
-    is encoded on its own, as scikit-learn encodes each term."""
-    cdef Py_ssize_t n = 0
-    cdef Py_ssize_t i = 0
-    cdef Py_ssize_t start = -1
-    cdef bytes word
-    cdef Py_UCS4 ch
-    for ch in low:
-        if _is_word(ch):
-            if start < 0:
-                start = i
-        elif start >= 0:
-            word = low[start:i].encode("utf-8")
-            out[n] = _bucket(_murmur(<const uint8_t*><const char*>word, len(word), 0), n_features)
-            n += 1
-            start = -1
-        i += 1
-    if start >= 0:
-        word = low[start:].encode("utf-8")
-        out[n] = _bucket(_murmur(<const uint8_t*><const char*>word, len(word), 0), n_features)
-        n += 1
-    return n
-
-
 def hashed_terms(list texts, int n_features):
     """``(data, indices, indptr)`` of the CSR matrix of hashed term counts of ``texts``: float32 counts, int32
     buckets in increasing order within a row, int32 row starts."""
@@ -171,6 +146,7 @@ def hashed_terms(list texts, int n_features):
     cdef Py_ssize_t nnz = 0
     cdef Py_ssize_t n, i, size
     cdef const uint8_t* utf8
+    cdef bytes passed
     cdef int32_t* words
     indptr[0] = 0
     for row in range(n_texts):
@@ -180,9 +156,11 @@ def hashed_terms(list texts, int n_features):
         try:
             utf8 = <const uint8_t*>PyUnicode_AsUTF8AndSize(low, &size)
         except UnicodeEncodeError:
-            n = _hash_words_sliced(low, n_features, words)
-        else:
-            n = _hash_words(low, utf8, n_features, words)
+            # a lone surrogate: never part of a word; written as the three bytes its code point would take, it
+            # keeps every word's bytes and offsets as they are (scikit-learn encodes each word on its own)
+            passed = (<str>low).encode("utf-8", "surrogatepass")
+            utf8 = <const uint8_t*><const char*>passed
+        n = _hash_words(low, utf8, n_features, words)
         _sort(words, n)
         size = 0
         i = 0
