@@ -478,13 +478,14 @@ def _mode_of(component: str) -> str | None:
 
 
 def make_detector(template_json: str, component: str = "fce-detect") -> Any:
-    """The compiled template for ``component``'s detection mode."""
-    from fce.detect import Detector
-    from fce.template import Template
+    """The compiled site record for ``component``'s detection mode, as ``fce detect`` compiles a stored one: the
+    layouts ``fce learn`` stores (or a one-template record), the layout chosen per page."""
+    from fce.layouts import SiteDetector
+    from fce.template import SiteTemplates
 
     mode = _mode_of(component)
-    template = Template.from_json(template_json)
-    return Detector(template, mode=mode) if mode else Detector(template)
+    record = SiteTemplates.from_json(template_json)
+    return SiteDetector(record, mode=mode) if mode else SiteDetector(record)
 
 
 def _detect_fn(component: str) -> Callable[[bytes, str | None, Any], str]:
@@ -556,15 +557,15 @@ def learn_worker(kind: str, sites: dict[str, Sequence[PageSpec]], repeats: int) 
     part of the fit), each the median of ``repeats`` runs on freshly parsed pages; plus the learned templates.
     """
     from fce.content_extractor import MERGED, PAIRWISE, ContentExtractor
-    from fce.learn import TemplateLearner
+    from fce.learn import LayoutLearner
     from fce.parse import parse_page
 
     if kind not in LEARN_KINDS:
         raise ValueError(f"kind must be one of {LEARN_KINDS}, not {kind!r}")
 
     def fit(pages: Sequence[Any], site: str) -> Any:
-        if kind == "learn":
-            return TemplateLearner(site).fit(pages)
+        if kind == "learn":  # what `fce learn` runs: one template per layout
+            return LayoutLearner(site).fit(pages)
         return ContentExtractor(comparison=PAIRWISE if kind == "ce-pairwise" else MERGED).fit(pages)
 
     first = next(iter(sites.values()), [])
@@ -586,9 +587,11 @@ def learn_worker(kind: str, sites: dict[str, Sequence[PageSpec]], repeats: int) 
         entry = {"n_pages": len(raw), "bytes": sum(len(h) for h, _ in raw),
                  "total_ns": int(median(total)), "fit_ns": int(median(fit_only))}
         if kind == "learn":
-            template = model.template_
-            out["templates"][site] = template.to_json()
-            entry.update(content_paths=len(template.content_paths), noise_blocks=len(template.noise_blocks))
+            record = model.model_
+            out["templates"][site] = record.to_json()
+            entry.update(layouts=len(record.layouts),
+                         content_paths=sum(len(t.content_paths) for t in record.layouts),
+                         noise_blocks=sum(len(t.noise_blocks) for t in record.layouts))
         else:
             entry.update(comparisons=int(model.n_comparisons_))
         out["sites"][site] = entry
@@ -605,18 +608,18 @@ def generated_site(n_pages: int, seed: int) -> list[Any]:
 def learn_scaling_worker(kind: str, n_pages: int, seed: int, repeats: int) -> dict[str, Any]:
     """Learn (or ContentExtractor) time on ``n_pages`` pages of a generated site: fit only, median of runs."""
     from fce.content_extractor import ContentExtractor
-    from fce.learn import TemplateLearner
+    from fce.learn import LayoutLearner
     from fce.parse import parse_page
 
     raw = [(p.html, p.url) for p in generated_site(n_pages, seed)]
-    warm = TemplateLearner("warm-up") if kind == "learn" else ContentExtractor()
+    warm = LayoutLearner("warm-up") if kind == "learn" else ContentExtractor()
     warm.fit([parse_page(h, url=u) for h, u in raw[:5]])  # first-call set-up is not part of the scaling
     base = rss_mb()
     runs = []
     for _ in range(repeats):
         pages = [parse_page(h, url=u) for h, u in raw]
         gc.collect()
-        model: Any = TemplateLearner("bench.example") if kind == "learn" else ContentExtractor()
+        model: Any = LayoutLearner("bench.example") if kind == "learn" else ContentExtractor()
         ns, _ = timed(lambda: model.fit(pages))  # noqa: B023
         runs.append(ns)
     return {"n_pages": n_pages, "bytes": sum(len(h) for h, _ in raw), "fit_ns": int(median(runs)),

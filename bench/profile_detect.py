@@ -71,8 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{args.dataset} not found under {args.data}: nothing profiled.")
         return 0
 
-    from fce.detect import Detector
-    from fce.learn import TemplateLearner
+    from fce.layouts import SiteDetector
+    from fce.learn import LayoutLearner
     from fce.parse import parse_page
     from fce.pipeline import DEFAULT_FALLBACK, extract
 
@@ -86,8 +86,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     work = []  # (detector, bytes, url)
     for site, pages in groups.items():
         learn, held_out = common.split_learn_detect(pages, args.seed)
-        template = TemplateLearner(site).fit([parse_page(s.read(), url=s.url) for s in learn]).template_
-        detector = Detector(template, mode=args.mode) if args.mode else Detector(template)
+        # what `fce learn` stores and `fce detect` compiles: one template per layout, the layout chosen per page
+        record = LayoutLearner(site).fit([parse_page(s.read(), url=s.url) for s in learn]).model_
+        detector = SiteDetector(record, mode=args.mode) if args.mode else SiteDetector(record)
         work += [(detector, s.read(), s.url) for s in held_out]
     fallback = DEFAULT_FALLBACK if args.fallback else None
     n_bytes = sum(len(h) for _, h, _ in work)
@@ -162,7 +163,7 @@ def stages(work: Sequence[tuple[Any, bytes, str | None]], repeat: int) -> int:
     times: dict[str, list[list[int]]] = {name: [[] for _ in work] for name in STAGES}
     for _ in range(repeat):
         for k, (detector, html, url) in enumerate(work):
-            site = detector.as_site()
+            site = detector
             marks = [clock()]
             lxml.html.document_fromstring(html)
             marks.append(clock())

@@ -1485,6 +1485,53 @@ def template_sums(list paths, list lengths, dict codes):
     return known, total, counts, len(texty)
 
 
+def templates_sums(list paths, list lengths, dict merged, Py_ssize_t n_tables):
+    """``fce.detect.templates_sums``: :func:`template_sums` for each of ``n_tables`` tables (a site's layouts), given
+    as one dict, path -> the tuple of its code in each table, from one pass over the blocks: the characters of own
+    text are summed per distinct path, and each distinct path is looked up once."""
+    cdef Py_ssize_t n = len(paths), i, t, slot, n_slots = 0
+    cdef long length, total = 0, code
+    cdef PyObject* found
+    cdef object path, row
+    cdef dict slot_of = {}
+    cdef list distinct = []
+    cdef long* chars = <long*>malloc((max(n, 1) + 2 * max(n_tables, 1)) * sizeof(long))
+    if chars is NULL:
+        raise MemoryError()
+    cdef long* known = chars + max(n, 1)
+    cdef long* counts = known + max(n_tables, 1)
+    try:
+        for i in range(n):
+            length = <long><object>PyList_GET_ITEM(lengths, i)
+            total += length
+            if length == 0:
+                continue
+            path = <object>PyList_GET_ITEM(paths, i)
+            found = PyDict_GetItem(slot_of, path)
+            if found is NULL:
+                slot_of[path] = n_slots
+                distinct.append(path)
+                chars[n_slots] = length
+                n_slots += 1
+            else:
+                chars[<Py_ssize_t><object>found] += length
+        for t in range(n_tables):
+            known[t] = counts[t] = 0
+        for slot in range(n_slots):
+            found = PyDict_GetItem(merged, <object>PyList_GET_ITEM(distinct, slot))
+            if found is NULL:
+                continue
+            row = <object>found
+            for t in range(n_tables):
+                code = <long><object>PyTuple_GET_ITEM(row, t)
+                if code & 2:
+                    known[t] += chars[slot]
+                counts[t] += code >> 2
+        return [(known[t], total, counts[t], n_slots) for t in range(n_tables)]
+    finally:
+        free(chars)
+
+
 def template_mask(list paths, list tags, list parents, dict codes, inline_tags):
     """``fce.detect.template_mask``: per block, whether its path is boilerplate (known, not in P) — except the
     parent of an inline sub-block on a path in P."""

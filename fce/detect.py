@@ -102,6 +102,34 @@ def template_sums(tree: BlockTree, codes: dict[str, int]) -> tuple[int, int, int
     return known, sum(lengths), sum(c >> COUNT_SHIFT for c in texty.values()), len(texty)
 
 
+def merged_codes(tables: Sequence[dict[str, int]]) -> dict[str, tuple[int, ...]]:
+    """Several :func:`path_codes` tables (a site's layouts) as one: path -> its code in each table (0 where a table
+    lacks it), for :func:`templates_sums`."""
+    paths = dict.fromkeys(p for codes in tables for p in codes)
+    return {p: tuple(codes.get(p, 0) for codes in tables) for p in paths}
+
+
+def templates_sums(tree: BlockTree, merged: dict[str, tuple[int, ...]],
+                   n_tables: int) -> list[tuple[int, int, int, int]]:
+    """:func:`template_sums` of ``tree`` against each of ``n_tables`` tables, given as their :func:`merged_codes`:
+    one pass over the blocks (compiled: the text summed per distinct path, each distinct path looked up once)."""
+    cols = tree.columns
+    accel = blocks_module._ACCEL
+    if accel is not None:
+        return accel.templates_sums(cols.paths, cols.text_lengths, merged, n_tables)  # type: ignore[no-any-return]
+    chars: dict[str, int] = {}
+    for path, n in zip(cols.paths, cols.text_lengths, strict=True):
+        if n:
+            chars[path] = chars.get(path, 0) + n
+    total = sum(cols.text_lengths)
+    out = []
+    for t in range(n_tables):
+        codes = [(merged.get(p, (0,) * n_tables)[t], n) for p, n in chars.items()]
+        out.append((sum(n for c, n in codes if c & KNOWN_BIT), total, sum(c >> COUNT_SHIFT for c, _ in codes),
+                    len(chars)))
+    return out
+
+
 def template_mask(tree: BlockTree, codes: dict[str, int]) -> list[bool]:
     """Guided detection's boilerplate: per block, whether its path is known but not in P (the template saw it
     only as noise) — except a paragraph whose text sits in inline sub-blocks on paths in P."""

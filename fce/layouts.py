@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fce.blocks import BlockTree
-from fce.detect import DEFAULT_MODE, MIN_FIT, Detector, template_sums
+from fce.detect import DEFAULT_MODE, MIN_FIT, Detector, merged_codes, template_sums, templates_sums
 from fce.template import SiteTemplates, Template
 
 if TYPE_CHECKING:
@@ -186,6 +186,7 @@ class SiteDetector:
             self.detectors = tuple(Detector(t, mode=mode) for t in record.layouts)
         self.record = record
         self._profiles = tuple(_Profile(d.template) for d in self.detectors)
+        self._merged = merged_codes([d.path_codes for d in self.detectors])
         self.mode = self.detectors[0].mode
         self.min_fit = min_fit
         self.path_style = self.detectors[0].path_style
@@ -200,8 +201,13 @@ class SiteDetector:
         return self.detectors[0].template
 
     def _scores(self, tree: BlockTree) -> Iterator[tuple[float, float, int]]:
-        for i, (detector, profile) in enumerate(zip(self.detectors, self._profiles, strict=True)):
-            yield (*_fit_and_match(detector, profile, tree), -i)
+        if len(self.detectors) == 1:
+            yield (*_fit_and_match(self.detectors[0], self._profiles[0], tree), 0)
+            return
+        # one pass for all layouts (fce.detect.templates_sums): the same sums as a pass per layout
+        sums = templates_sums(tree, self._merged, len(self.detectors))
+        for i, ((known, total, counts, n_paths), profile) in enumerate(zip(sums, self._profiles, strict=True)):
+            yield (known / total if total else 0.0), profile.of_sums(counts, n_paths), -i
 
     def choose(self, tree: BlockTree, *, min_fit: float | None = None) -> LayoutChoice:
         """The layout whose template fits ``tree`` best (:class:`LayoutChoice`); ``min_fit`` (default: this

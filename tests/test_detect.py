@@ -143,7 +143,7 @@ def test_template_sums_and_mask_answer_what_the_sets_answer(compiled, monkeypatc
     import random
 
     from fce import blocks
-    from fce.detect import path_codes, template_mask, template_sums
+    from fce.detect import merged_codes, path_codes, template_mask, template_sums, templates_sums
     from fce.learn import TemplateLearner
     from tests._sites import site_pages
 
@@ -168,4 +168,9 @@ def test_template_sums_and_mask_answer_what_the_sets_answer(compiled, monkeypatc
             codes = path_codes(template)
             assert (template_sums(tree, codes), template_mask(tree, codes)) == _by_sets(tree, template)
             checked += 1
+        # a site's layouts in one pass: the sums of a pass per layout, in the layouts' order
+        tables = [path_codes(t) for t in (drawn, learned, edited, drawn)]
+        for k in (1, 2, 4):
+            assert (templates_sums(tree, merged_codes(tables[:k]), k)
+                    == [template_sums(tree, codes) for codes in tables[:k]])
     assert checked == 3 * len(pages)
