@@ -7,6 +7,8 @@ from functools import cache
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fce.blocks import blocks_of
 from fce.evaluation.measures import word_f
@@ -74,6 +76,41 @@ def test_group_pages_edge_cases():
     assert group_pages(sets, distance=1.0).tolist() == [0, 1, 0, 1]  # groups at distance 1.0 or more stay apart
     assert group_pages(sets, distance=1.01).tolist() == [0, 0, 0, 0]
     assert 0 < LAYOUT_DISTANCE < 1
+
+
+def _grouped_by_scikit_learn(path_sets, distance):  # type: ignore[no-untyped-def]
+    """What group_pages computed with scikit-learn's clustering (before the sixth session), relabelled the same."""
+    from sklearn.cluster import AgglomerativeClustering
+    from sklearn.metrics import pairwise_distances
+    from sklearn.preprocessing import MultiLabelBinarizer
+
+    n = len(path_sets)
+    matrix = MultiLabelBinarizer(sparse_output=False).fit_transform([sorted(s) for s in path_sets]).astype(bool)
+    empty = ~matrix.any(axis=1)
+    dist = pairwise_distances(matrix, metric="jaccard") if matrix.shape[1] else np.zeros((n, n))
+    dist[np.ix_(empty, empty)] = 0.0
+    dist = np.nan_to_num(dist, nan=1.0)
+    raw = AgglomerativeClustering(n_clusters=None, metric="precomputed", linkage="average",
+                                  distance_threshold=distance).fit_predict(dist)
+    sizes = np.bincount(raw)
+    first = {int(label): int(np.flatnonzero(raw == label)[0]) for label in np.unique(raw)}
+    order = sorted(first, key=lambda label: (-sizes[label], first[label]))
+    relabel = {old: new for new, old in enumerate(order)}
+    return [relabel[int(x)] for x in raw]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.frozensets(st.sampled_from("abcdefgh"), max_size=6), min_size=2, max_size=14),
+       st.sampled_from([0.0, 0.25, 0.5, 0.6, 2 / 3, 0.7, 0.75, 0.8, 1.0, 1.01]))
+def test_group_pages_cuts_as_scikit_learn_did(path_sets, distance):
+    # eight paths make many distances land exactly on the thresholds (1/2, 2/3, 3/4, ...): a merge at the threshold
+    # is undone, as scikit-learn undid it
+    assert group_pages(path_sets, distance=distance).tolist() == _grouped_by_scikit_learn(path_sets, distance)
+
+
+def test_group_pages_on_a_mixed_site_as_scikit_learn_did():
+    path_sets = [page_paths(blocks_of(p)) for _, p in mixed()]
+    assert group_pages(path_sets).tolist() == _grouped_by_scikit_learn(path_sets, LAYOUT_DISTANCE)
 
 
 # --- learning -----------------------------------------------------------------------------------------------
