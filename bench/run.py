@@ -276,11 +276,12 @@ def speed_section(rep: Report, args: argparse.Namespace) -> None:
     rep.write()
 
     progress("speed: fce learn")
-    learned = common.isolated(common.learn_worker, "learn", learn_sets, args.repeats)
+    learn_repeats = max(args.repeats, common.LEARN_REPEATS)
+    learned = common.isolated(common.learn_worker, "learn", learn_sets, learn_repeats)
     progress("speed: ContentExtractor")
-    ce = common.isolated(common.learn_worker, "ce", learn_sets, args.repeats)
+    ce = common.isolated(common.learn_worker, "ce", learn_sets, learn_repeats)
     progress("speed: ContentExtractor, all pairs")
-    ce_pairwise = common.isolated(common.learn_worker, "ce-pairwise", learn_sets, args.repeats)
+    ce_pairwise = common.isolated(common.learn_worker, "ce-pairwise", learn_sets, learn_repeats)
     templates = learned["templates"]
 
     components = ["lxml", "fce-parse", *common.detect_components()]
