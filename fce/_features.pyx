@@ -25,6 +25,7 @@ import numpy as np
 
 from cpython.unicode cimport Py_UNICODE_ISALNUM
 from libc.math cimport sqrt
+from libc.stdlib cimport free, malloc, qsort
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
 
 cdef extern from "Python.h":
@@ -90,10 +91,28 @@ cdef inline bint _is_word(Py_UCS4 ch) noexcept:
     return ch == 95 or Py_UNICODE_ISALNUM(ch)  # 95: "_"
 
 
+cdef int _compare_int32(const void* a, const void* b) noexcept nogil:
+    cdef int32_t x = (<const int32_t*>a)[0], y = (<const int32_t*>b)[0]
+    return (x > y) - (x < y)
+
+
+cdef int _compare_int64(const void* a, const void* b) noexcept nogil:
+    cdef int64_t x = (<const int64_t*>a)[0], y = (<const int64_t*>b)[0]
+    return (x > y) - (x < y)
+
+
+#: Rows up to this long are sorted by insertion (most blocks have a few terms); longer ones by ``qsort``, so that
+#: one huge block (a 10 MB page of text in one element) costs n log n, not n².
+DEF SHORT_ROW = 32
+
+
 cdef void _sort(int32_t* a, Py_ssize_t n) noexcept nogil:
-    """Insertion sort: a block's terms are few, and this keeps equal buckets next to each other."""
+    """Sort a row's buckets in increasing order."""
     cdef Py_ssize_t i, j
     cdef int32_t v
+    if n > SHORT_ROW:
+        qsort(a, n, sizeof(int32_t), _compare_int32)
+        return
     for i in range(1, n):
         v = a[i]
         j = i - 1
@@ -228,27 +247,26 @@ def unit_rows(list texts, const double[:, ::1] counts, int n_features):
         indptr[row + 1] = <int32_t>at
     return data_array[:at], indices_array[:at], indptr_array
 
-cdef void _sort_by_frequency(int32_t* pos, const int32_t* columns, const int32_t* df, Py_ssize_t n) noexcept nogil:
-    """Shell sort (Ciura's gaps) of a row's positions ``pos`` by their column's frequency ``df``, most frequent
-    first, ties by column. Rows are short, but a long article paragraph has a few hundred terms."""
-    cdef Py_ssize_t g, i, j, gap
-    cdef int32_t v, c, d
-    cdef int gaps[8]
-    gaps[:] = [701, 301, 132, 57, 23, 10, 4, 1]
-    for g in range(8):
-        gap = gaps[g]
-        if gap >= n:
-            continue
-        for i in range(gap, n):
-            v = pos[i]
-            c = columns[v]
-            d = df[c]
-            j = i
-            while j >= gap and (df[columns[pos[j - gap]]] < d
-                                or (df[columns[pos[j - gap]]] == d and columns[pos[j - gap]] > c)):
-                pos[j] = pos[j - gap]
-                j -= gap
-            pos[j] = v
+cdef int _sort_by_frequency(int32_t* pos, const int32_t* columns, const int32_t* df, Py_ssize_t n) except -1 nogil:
+    """Order a row's positions ``pos`` (``pos[i]`` is ``pos[0] + i`` on entry) by their column's frequency ``df``,
+    most frequent first, ties by position: one 64-bit key per entry, sorted by ``qsort``. (Which of two equally
+    frequent terms comes first changes which of them is indexed, never which pairs are found.)"""
+    cdef Py_ssize_t i
+    cdef int32_t first = pos[0]
+    cdef int64_t* keys
+    if n <= 1:
+        return 0
+    keys = <int64_t*>malloc(n * sizeof(int64_t))
+    if keys is NULL:
+        with gil:
+            raise MemoryError()
+    for i in range(n):
+        keys[i] = ((<int64_t>(2147483647 - df[columns[first + i]])) << 32) | <int64_t>i
+    qsort(keys, n, sizeof(int64_t), _compare_int64)
+    for i in range(n):
+        pos[i] = first + <int32_t><uint32_t>keys[i]  # (the low half: the position)
+    free(keys)
+    return 0
 
 
 cdef class _Pairs:

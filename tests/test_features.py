@@ -78,6 +78,35 @@ def test_compiled_terms_are_the_hashing_vectorizers(texts):
 
 
 @compiled
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["the", "a", "storm", "Vote", "Plan", "café", "x_1", "42", "Ünï", "ßig"]
+                                         + [f"w{i}" for i in range(60)]), min_size=0, max_size=400),
+                min_size=1, max_size=4))
+def test_compiled_terms_of_long_blocks(blocks):
+    # rows longer than the insertion sort's limit are sorted by qsort: the same matrix
+    from fce import _features  # type: ignore[attr-defined]
+
+    texts = [" ".join(words) for words in blocks]
+    want = features._vectorizer().transform(texts)
+    data, indices, indptr = _features.hashed_terms(texts, features.N_TERM_FEATURES)
+    assert_same_csr(sp.csr_matrix((data, indices, indptr), shape=want.shape), want)
+
+
+@compiled
+def test_one_huge_block_is_not_quadratic():
+    # a 10 MB page of text in one element is one block: its terms are sorted in n log n (insertion sort took 1 s
+    # for 80,000 words and would take minutes here)
+    import time
+
+    rng = np.random.default_rng(0)
+    text = " ".join(f"w{i}" for i in rng.integers(0, 2_000_000, size=400_000))
+    start = time.process_time()
+    vectors = features.block_vectors([text, text[:500], "w1 w2"], [(0,) * len(features.COUNT_FEATURES)] * 3)
+    features.self_similar_pairs(vectors)
+    assert time.process_time() - start < 10
+
+
+@compiled
 def test_compiled_terms_on_a_generated_site():
     texts, _ = site_blocks()
     assert_same_csr(features.hashed_terms(texts), features._vectorizer().transform(texts))
@@ -139,6 +168,16 @@ WORDS = ["harbour", "council", "storm", "the", "a", "vote", "plan", "frog", "rai
 def test_similar_pairs_near_the_threshold(blocks, threshold):
     # a twelve-word vocabulary and small counts put many cosines close to the threshold, on both sides
     vectors = features.block_vectors([" ".join(words) for words, _ in blocks], [c for _, c in blocks])
+    assert searched_pairs(vectors, threshold) == product_pairs(vectors, threshold)
+
+
+@compiled
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([f"w{i}" for i in range(80)]), min_size=20, max_size=200),
+                min_size=2, max_size=12), st.sampled_from([0.5, 0.9]))
+def test_similar_pairs_of_long_blocks(blocks, threshold):
+    # rows with more terms than the insertion sort's limit, most of them shared: the prefix order comes from qsort
+    vectors = features.block_vectors([" ".join(words) for words in blocks], [(0,) * 5] * len(blocks))
     assert searched_pairs(vectors, threshold) == product_pairs(vectors, threshold)
 
 
