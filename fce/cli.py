@@ -448,24 +448,24 @@ def methods() -> None:
         typer.echo(f"{info.name}{default}\n  {info.description}\n  paper: {info.paper}\n  params: {params}")
     from fce._accel import NO_ACCEL_ENV
     from fce.blocks import ACCELERATED
+    from fce.features import FEATURES_COMPILED
+    from fce.methods.mainblock import COMPILED
     from fce.parse import SCANS_COMPILED
 
-    typer.echo("segmentation (all methods and templates): " + (
-        "compiled (fce._segment)" if ACCELERATED
-        else f"pure Python (fce._segment not built, or {NO_ACCEL_ENV} set; same output, slower)"))
-    typer.echo("byte checks of the parse (encoding, control bytes, prefixes): " + (
-        "compiled (fce._scan)" if SCANS_COMPILED
-        else f"Python (fce._scan not built, or {NO_ACCEL_ENV} set; same output, slower)"))
-    from fce.features import FEATURES_COMPILED
-
-    typer.echo("block vectors and similar blocks (learning): " + (
-        "compiled (fce._features)" if FEATURES_COMPILED
-        else f"Python (fce._features not built, or {NO_ACCEL_ENV} set; same output, slower)"))
-    from fce.methods.mainblock import COMPILED
-
-    typer.echo("mainblock scoring (the fallback and guided detection): " + (
-        "compiled (fce/methods/mainblock.py)" if COMPILED
-        else f"Python (not compiled at install, or {NO_ACCEL_ENV} set; same output, slower)"))
+    # (what, compiled?, where the compiled code is, why it would not run)
+    parts = (
+        ("segmentation (all methods and templates)", ACCELERATED, "fce._segment", "pure Python",
+         "fce._segment not built"),
+        ("byte checks of the parse (encoding, control bytes, prefixes)", SCANS_COMPILED, "fce._scan", "Python",
+         "fce._scan not built"),
+        ("block vectors and similar blocks (learning)", FEATURES_COMPILED, "fce._features", "Python",
+         "fce._features not built"),
+        ("mainblock scoring (the fallback and guided detection)", COMPILED, "fce/methods/mainblock.py", "Python",
+         "not compiled at install"),
+    )
+    for what, compiled, where, python, missing in parts:
+        typer.echo(f"{what}: " + (f"compiled ({where})" if compiled
+                                  else f"{python} ({missing}, or {NO_ACCEL_ENV} set; same output, slower)"))
 
 
 @app.command()
