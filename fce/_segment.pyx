@@ -1461,34 +1461,12 @@ def subtree_sums(list parents, list tags, list lengths, list commas, list link_c
 # seen while learning, whether it was seen, whether it is in P), so that the fit, the profile match and the
 # boilerplate mask of a page read one table, in one pass each, instead of a frozenset or dict per question.
 
-def template_sums(list paths, list lengths, dict codes):
-    """``fce.detect.template_sums``: characters of own text on blocks whose path is known, of all blocks; over the
-    distinct paths of blocks with own text, the sum of their page counts and their number."""
-    cdef Py_ssize_t n = len(paths), i
-    cdef long length, known = 0, total = 0, counts = 0, code
-    cdef PyObject* found
-    cdef object path
-    cdef set texty = set()
-    for i in range(n):
-        length = <long><object>PyList_GET_ITEM(lengths, i)
-        total += length
-        if length == 0:
-            continue
-        path = <object>PyList_GET_ITEM(paths, i)
-        found = PyDict_GetItem(codes, path)
-        code = <long><object>found if found is not NULL else 0
-        if code & 2:
-            known += length
-        if path not in texty:
-            texty.add(path)
-            counts += code >> 2
-    return known, total, counts, len(texty)
-
-
 def templates_sums(list paths, list lengths, dict merged, Py_ssize_t n_tables):
-    """``fce.detect.templates_sums``: :func:`template_sums` for each of ``n_tables`` tables (a site's layouts), given
-    as one dict, path -> the tuple of its code in each table, from one pass over the blocks: the characters of own
-    text are summed per distinct path, and each distinct path is looked up once."""
+    """``fce.detect.templates_sums``: for each of ``n_tables`` tables (a template's, or a site's layouts), given as
+    one dict, path -> the tuple of its code in each table: characters of own text on blocks whose path is known, of
+    all blocks; over the distinct paths of blocks with own text, the sum of their page counts and their number. One
+    pass over the blocks: the characters of own text are summed per distinct path, and each distinct path is looked
+    up once."""
     cdef Py_ssize_t n = len(paths), i, t, slot, n_slots = 0
     cdef long length, total = 0, code
     cdef PyObject* found

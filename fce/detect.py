@@ -90,11 +90,9 @@ def path_codes(template: Template) -> dict[str, int]:
 def template_sums(tree: BlockTree, codes: dict[str, int]) -> tuple[int, int, int, int]:
     """One pass over ``tree``'s blocks against a template's :func:`path_codes`: characters of own text on known
     paths and on all blocks (the fit), and over the distinct paths of blocks with own text (the page's path set),
-    the sum of their learning-page counts and their number (the profile match, :mod:`fce.layouts`)."""
+    the sum of their learning-page counts and their number (the profile match, :mod:`fce.layouts`). The
+    definition :func:`templates_sums` computes for several tables at once (compiled); detection calls that."""
     cols = tree.columns
-    accel = blocks_module._ACCEL
-    if accel is not None:
-        return accel.template_sums(cols.paths, cols.text_lengths, codes)  # type: ignore[no-any-return]
     lengths = cols.text_lengths
     found = [codes.get(p, 0) for p in cols.paths]
     texty = {p: c for p, c, n in zip(cols.paths, found, lengths, strict=True) if n}
@@ -178,6 +176,8 @@ class Detector:
         self.noise_paths = self.known - self.paths
         #: every path the template names, coded for :func:`template_sums` and :func:`template_mask`
         self.path_codes = path_codes(template)
+        #: the same as a one-table :func:`merged_codes`, for :func:`templates_sums`
+        self.merged_codes = merged_codes([self.path_codes])
         self.threshold = template.params.similarity_threshold
         self.recursive = template.params.rules == "recursive"
         self.path_style = template.params.path_style
@@ -210,7 +210,7 @@ class Detector:
 
     def fit_score(self, tree: BlockTree) -> float:
         """Share of the page's own-text characters lying on paths seen while learning."""
-        known, total, _, _ = template_sums(tree, self.path_codes)
+        known, total, _, _ = templates_sums(tree, self.merged_codes, 1)[0]
         return known / total if total else 0.0
 
     def match(self, page: Page | BlockTree, *, fit: float | None = None) -> TemplateMatch:

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fce.blocks import BlockTree
-from fce.detect import DEFAULT_MODE, MIN_FIT, Detector, merged_codes, template_sums, templates_sums
+from fce.detect import DEFAULT_MODE, MIN_FIT, Detector, merged_codes, templates_sums
 from fce.template import SiteTemplates, Template
 
 if TYPE_CHECKING:
@@ -193,7 +193,8 @@ class SiteDetector:
             self.detectors = tuple(Detector(t, mode=mode) for t in record.layouts)
         self.record = record
         self._profiles = tuple(_Profile(d.template) for d in self.detectors)
-        self._merged = merged_codes([d.path_codes for d in self.detectors])
+        self._merged = (self.detectors[0].merged_codes if len(self.detectors) == 1  # (the template's own table)
+                        else merged_codes([d.path_codes for d in self.detectors]))
         self.mode = self.detectors[0].mode
         self.min_fit = min_fit
         self.path_style = self.detectors[0].path_style
@@ -208,10 +209,8 @@ class SiteDetector:
         return self.detectors[0].template
 
     def _scores(self, tree: BlockTree) -> Iterator[tuple[float, float, int]]:
-        if len(self.detectors) == 1:
-            yield (*_fit_and_match(self.detectors[0], self._profiles[0], tree), 0)
-            return
-        # one pass for all layouts (fce.detect.templates_sums): the same sums as a pass per layout
+        # each layout's fit (fce.detect.Detector.fit_score) and profile match (profile_match), from one pass over
+        # the page's blocks for all layouts (fce.detect.templates_sums)
         sums = templates_sums(tree, self._merged, len(self.detectors))
         for i, ((known, total, counts, n_paths), profile) in enumerate(zip(sums, self._profiles, strict=True)):
             yield (known / total if total else 0.0), profile.of_sums(counts, n_paths), -i
@@ -222,13 +221,6 @@ class SiteDetector:
         fit, match, neg = max(self._scores(tree))
         threshold = self.min_fit if min_fit is None else min_fit
         return LayoutChoice(-neg if fit >= threshold else -1, fit, match, -neg)
-
-
-def _fit_and_match(detector: Detector, profile: _Profile, tree: BlockTree) -> tuple[float, float]:
-    """A layout's fit (:meth:`fce.detect.Detector.fit_score`) and profile match (:func:`profile_match`) of a page,
-    from one pass over its blocks (:func:`fce.detect.template_sums`)."""
-    known, total, counts, n_paths = template_sums(tree, detector.path_codes)
-    return (known / total if total else 0.0), profile.of_sums(counts, n_paths)
 
 
 def is_stale(counters: SiteCounters | None, *, min_fit_rate: float = STALE_FIT_RATE,
