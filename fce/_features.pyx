@@ -311,7 +311,7 @@ def self_similar(const int32_t[::1] indptr, const int32_t[::1] indices, const fl
     """
     cdef Py_ssize_t n = indptr.shape[0] - 1
     cdef Py_ssize_t nnz = indptr[n]
-    cdef Py_ssize_t i, j, k, p, a, b, a_end, b_end
+    cdef Py_ssize_t i, j, k, p, a, a_end
     cdef int32_t col, other
     cdef float dot
     cdef float limit = <float>threshold

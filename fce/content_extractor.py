@@ -60,7 +60,7 @@ CE_OCCURRENCE_FRACTION = 0.05
 #: more often than shared content (measured on msv-big9: 0.885 WF against 0.871 with three; README).
 CE_MIN_OCCURRENCE = 2
 
-#: Identical blocks merged, one sparse product over the distinct blocks.
+#: Identical blocks merged; the similar pairs found among the distinct blocks (learning's way).
 MERGED = "merged"
 #: Every block compared with every block of every page, one block at a time (the paper's statement).
 PAIRWISE = "pairwise"

@@ -115,17 +115,7 @@ def templates_sums(tree: BlockTree, merged: dict[str, tuple[int, ...]],
     accel = blocks_module._ACCEL
     if accel is not None:
         return accel.templates_sums(cols.paths, cols.text_lengths, merged, n_tables)  # type: ignore[no-any-return]
-    chars: dict[str, int] = {}
-    for path, n in zip(cols.paths, cols.text_lengths, strict=True):
-        if n:
-            chars[path] = chars.get(path, 0) + n
-    total = sum(cols.text_lengths)
-    out = []
-    for t in range(n_tables):
-        codes = [(merged.get(p, (0,) * n_tables)[t], n) for p, n in chars.items()]
-        out.append((sum(n for c, n in codes if c & KNOWN_BIT), total, sum(c >> COUNT_SHIFT for c, _ in codes),
-                    len(chars)))
-    return out
+    return [template_sums(tree, {p: row[t] for p, row in merged.items()}) for t in range(n_tables)]
 
 
 def template_mask(tree: BlockTree, codes: dict[str, int]) -> list[bool]:

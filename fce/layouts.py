@@ -120,8 +120,8 @@ def group_pages(path_sets: Sequence[frozenset[str]], *, distance: float = LAYOUT
     from scipy.spatial.distance import pdist
 
     column: dict[str, int] = {}
-    for paths in path_sets:
-        for path in sorted(paths):
+    for paths in path_sets:  # (which column a path gets changes no distance)
+        for path in paths:
             column.setdefault(path, len(column))
     matrix = np.zeros((n, max(len(column), 1)), dtype=bool)
     for row, paths in enumerate(path_sets):

@@ -889,9 +889,8 @@ def _table2_site(docs: Sequence[Document], *, min_learn: int, max_learn: int, fo
         if gold is not None:
             fastce_wf.append(word_f("\n".join(b.text for b in match.blocks), gold).f1)
             ce_wf.append(word_f(ce.content_text(position[doc_id]), gold).f1)
-    if comparison == PAIRWISE:  # every text-bearing block of every page
-        occurrences = np.concatenate([occ[np.asarray(tree.columns.text_lengths) > 0]
-                                      for occ, tree in zip(ce.occurrences_, ce.trees_, strict=True)])
+    if comparison == PAIRWISE:  # every text-bearing block of every page (the only ones with occurrences)
+        occurrences = np.concatenate([occ[occ > 0] for occ in ce.occurrences_])
     else:
         occurrences = ce.distinct_occurrences_
     return CeVsFastCe(
