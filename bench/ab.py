@@ -16,11 +16,16 @@ template, the default mode), ``mainblock`` and ``plain`` (parse + method). Templ
 Then the new code against a peer (``--peer``, default Resiliparse: the issues' "× Resiliparse"), alternating with
 it on every page the same way: ``parse_page``, detection with the template alone and with the default fallback,
 and ``mainblock``.
+
+``--learn`` times learning instead: per site, ``LayoutLearner.fit`` (what ``fce learn`` runs) of each version on
+the speed section's 30 learning pages, parsed beforehand by that version (afresh for every run: a page keeps its
+block tree), alternating ``--reps`` times, the minimum of each kept.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import sys
 import time
@@ -94,6 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--peer", default="resiliparse",
                         help="also time the new code against this peer, alternating per page ('' to skip)")
+    parser.add_argument("--learn", action="store_true", help="time learning per site instead of detection")
     args = parser.parse_args(argv)
     if not (args.baseline / "fce" / "__init__.py").is_file():
         parser.error(f"{args.baseline}: no fce package there")
@@ -104,6 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     old = _import(str(args.baseline.resolve()))
     new = _import(None)
     print(f"old: {old['__file__']}\nnew: {new['__file__']}")
+    if args.learn:
+        return _learn(args, specs, old, new)
 
     import lxml.html
 
@@ -151,6 +159,34 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{ratio(t_new, floor):.2f}× | {ratio(t_new, t_old):.2f} |")
     if args.peer and common.peer_available(args.peer):
         _against_peer(args, work, new, floor)
+    return 0
+
+
+def _learn(args: argparse.Namespace, specs: Sequence[common.PageSpec], old: dict[str, Any],
+           new: dict[str, Any]) -> int:
+    """Old and new ``LayoutLearner.fit`` per site, alternating (module docstring)."""
+    clock = time.thread_time_ns
+    print("\n| site | old ms | new ms | new ÷ old |\n|:--|--:|--:|--:|")
+    ratios = []
+    for site, pages in sorted(common.by_site(specs).items()):
+        if len(pages) <= common.LEARN_PAGES:
+            continue
+        learn, _ = common.split_learn_detect(pages, args.seed)
+        raw = [(s.read(), s.url) for s in learn]
+        best = {"old": float("inf"), "new": float("inf")}
+        for _ in range(args.reps):
+            for label, mods in (("old", old), ("new", new)):
+                with _active(mods):
+                    parsed = [mods["fce.parse"].parse_page(h, url=u) for h, u in raw]
+                    learner = mods["fce.learn"].LayoutLearner(site)
+                    gc.collect()
+                    start = clock()
+                    learner.fit(parsed)
+                    best[label] = min(best[label], (clock() - start) / 1e6)
+        ratios.append(best["new"] / best["old"])
+        print(f"| {site} | {best['old']:.1f} | {best['new']:.1f} | {ratios[-1]:.2f} |")
+    if ratios:
+        print(f"\nnew ÷ old, median over sites: {median(ratios):.2f} (min {min(ratios):.2f}, max {max(ratios):.2f})")
     return 0
 
 

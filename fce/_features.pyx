@@ -26,6 +26,8 @@ import numpy as np
 from cpython.unicode cimport Py_UNICODE_ISALNUM
 from libc.math cimport sqrt
 from libc.stdlib cimport free, malloc, qsort
+from libc.string cimport memcpy
+from cpython.list cimport PyList_GET_ITEM
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
 
 cdef extern from "Python.h":
@@ -409,3 +411,115 @@ def self_similar(const int32_t[::1] indptr, const int32_t[::1] indices, const fl
     cols = np.asarray(pairs.second[:pairs.size])
     off = rows != cols
     return np.concatenate([rows, cols[off]]), np.concatenate([cols, rows[off]])
+
+
+cdef extern from "Python.h":
+    bint PyUnicode_IS_ASCII(object text)
+    const void* PyUnicode_DATA(object text)
+    object PyBytes_FromStringAndSize(const char* data, Py_ssize_t size)
+    char* PyBytes_AS_STRING(object data)
+
+
+cdef Py_ssize_t _utf8_size(object s, list encoded) except -1:
+    """Bytes of ``s`` in UTF-8 (surrogates passed); the encoding of a string that is not ASCII appended to
+    ``encoded``."""
+    if type(s) is not str:
+        raise TypeError("paths and texts must be str")
+    if PyUnicode_IS_ASCII(s):
+        return len(<str>s)
+    raw = (<str>s).encode("utf-8", "surrogatepass")
+    encoded.append(raw)
+    return len(<bytes>raw)
+
+
+cdef inline Py_ssize_t _put_utf8(char* out, object s, list encoded, Py_ssize_t* k) noexcept:
+    """Write what :func:`_utf8_size` measured of ``s`` at ``out`` (``k``: the next of ``encoded``); its size."""
+    cdef Py_ssize_t length
+    cdef object raw
+    if PyUnicode_IS_ASCII(s):
+        length = len(<str>s)
+        memcpy(out, PyUnicode_DATA(s), length)
+        return length
+    raw = <object>PyList_GET_ITEM(encoded, k[0])
+    k[0] += 1
+    length = len(<bytes>raw)
+    memcpy(out, PyBytes_AS_STRING(raw), length)
+    return length
+
+
+def keyed_stream(list paths, list texts):
+    """``b"".join(p.encode("utf-8", "surrogatepass") + b"\\0" + t.encode("utf-8", "surrogatepass") + b"\\1" for
+    p, t in zip(paths, texts))`` — the bytes ``fce.layouts._canonical_key`` hashes — written into one buffer: an
+    ASCII string (every path, most texts) is copied as it is stored, only the others are encoded."""
+    cdef Py_ssize_t n = len(paths), i, k = 0, size = 0, at = 0
+    cdef list encoded = []  # the UTF-8 bytes of the strings that are not ASCII, in order
+    cdef char* out
+    if len(texts) != n:
+        raise ValueError("paths and texts must be of the same length")
+    for i in range(n):
+        size += _utf8_size(paths[i], encoded) + _utf8_size(texts[i], encoded) + 2
+    stream = PyBytes_FromStringAndSize(NULL, size)
+    out = PyBytes_AS_STRING(stream)
+    for i in range(n):
+        at += _put_utf8(out + at, <object>PyList_GET_ITEM(paths, i), encoded, &k)
+        out[at] = 0
+        at += _put_utf8(out + at + 1, <object>PyList_GET_ITEM(texts, i), encoded, &k) + 1
+        out[at] = 1
+        at += 1
+    return stream
+
+
+def similar_page_counts(const int32_t[::1] rows, const int32_t[::1] cols, const int64_t[::1] pages_indptr,
+                        const int64_t[::1] pages, Py_ssize_t n_pages):
+    """Per block ``i`` (``pages[pages_indptr[i]:pages_indptr[i + 1]]``: the distinct pages holding it), the number
+    of pages holding ``i`` or a block ``j`` with ``(i, j)`` among the pairs ``rows, cols`` (as :func:`self_similar`
+    gives them) — ``fce.content_extractor._page_occurrences``' sparse product, counted with a stamp per page."""
+    cdef Py_ssize_t n = pages_indptr.shape[0] - 1, m = rows.shape[0], i, k, q, j
+    cdef int64_t count
+    if cols.shape[0] != m:
+        raise ValueError("rows and cols must be of the same length")
+    for k in range(m):
+        if rows[k] < 0 or rows[k] >= n or cols[k] < 0 or cols[k] >= n:
+            raise ValueError("a pair names a block that is not there")
+    for k in range(pages.shape[0]):
+        if pages[k] < 0 or pages[k] >= n_pages:
+            raise ValueError("a page index is out of range")
+    if n >= 0 and (pages_indptr[0] < 0 or pages_indptr[n] > pages.shape[0]):
+        raise ValueError("pages_indptr does not index pages")
+    for i in range(n):
+        if pages_indptr[i + 1] < pages_indptr[i]:
+            raise ValueError("pages_indptr must not decrease")
+    out = np.zeros(n, dtype=np.int64)
+    cdef int64_t[::1] counts = out
+    # the pairs grouped by row (a counting sort)
+    start_array = np.zeros(n + 1, dtype=np.int64)
+    cdef int64_t[::1] start = start_array
+    partner_array = np.empty(max(m, 1), dtype=np.int32)
+    cdef int32_t[::1] partner = partner_array
+    fill_array = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] fill = fill_array
+    stamp_array = np.full(max(n_pages, 1), -1, dtype=np.int64)
+    cdef int64_t[::1] stamp = stamp_array
+    with nogil:
+        for k in range(m):
+            start[rows[k] + 1] += 1
+        for i in range(n):
+            start[i + 1] += start[i]
+            fill[i] = start[i]
+        for k in range(m):
+            partner[fill[rows[k]]] = cols[k]
+            fill[rows[k]] += 1
+        for i in range(n):
+            count = 0
+            for q in range(pages_indptr[i], pages_indptr[i + 1]):
+                if stamp[pages[q]] != i:
+                    stamp[pages[q]] = i
+                    count += 1
+            for k in range(start[i], start[i + 1]):
+                j = partner[k]
+                for q in range(pages_indptr[j], pages_indptr[j + 1]):
+                    if stamp[pages[q]] != i:
+                        stamp[pages[q]] = i
+                        count += 1
+            counts[i] = count
+    return out

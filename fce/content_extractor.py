@@ -35,7 +35,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from fce.blocks import Block, BlockTree, blocks_of
-from fce.features import COUNT_FEATURES, SIMILARITY_THRESHOLD, block_vectors, self_similar_pairs
+from fce.features import (
+    COUNT_FEATURES,
+    FEATURES_COMPILED,
+    SIMILARITY_THRESHOLD,
+    block_vectors,
+    self_similar_pairs,
+    similar_page_counts,
+)
 from fce.parse import Page
 
 __all__ = [
@@ -183,7 +190,12 @@ def _distinct_blocks(trees: Sequence[BlockTree]) -> _Distinct:
 
 
 def _page_occurrences(distinct: _Distinct, n_pages: int, threshold: float) -> np.ndarray:
-    """For every distinct block, the number of pages that hold a block similar to it (itself included)."""
+    """For every distinct block, the number of pages that hold a block similar to it (itself included).
+
+    That is the count of nonzeros per row of ``S · I``, where ``S`` marks the similar pairs and every block's
+    pair with itself, and ``I`` is the incidence of blocks and pages. Compiled (``fce/_features.pyx``), the pages
+    are counted straight from the search's pairs (measured: the sparse algebra was ~5 % of learning); the sparse
+    product below is the definition it is tested against."""
     n = len(distinct.keys)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
@@ -192,6 +204,12 @@ def _page_occurrences(distinct: _Distinct, n_pages: int, threshold: float) -> np
         present = np.unique(ids[ids >= 0])
         rows.append(present)
         cols.append(np.full(len(present), page))
+    if FEATURES_COMPILED:
+        blocks, pages = np.concatenate(rows), np.concatenate(cols).astype(np.int64)
+        order = np.argsort(blocks, kind="stable")  # by block, each block's pages in page order
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(blocks, minlength=n), out=indptr[1:])
+        return similar_page_counts(distinct.vectors, indptr, pages[order], n_pages, threshold)
     incidence = sp.csr_matrix(
         (np.ones(sum(len(r) for r in rows), dtype=np.int32), (np.concatenate(rows), np.concatenate(cols))),
         shape=(n, n_pages),

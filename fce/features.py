@@ -26,7 +26,9 @@ __all__ = [
     "PREFIX_MARGIN",
     "block_vectors",
     "hashed_terms",
+    "self_similar_arrays",
     "self_similar_pairs",
+    "similar_page_counts",
     "similar_pairs",
 ]
 
@@ -114,14 +116,34 @@ def self_similar_pairs(vectors: sp.csr_matrix, threshold: float = SIMILARITY_THR
     product of every two rows sharing a common word), else by the product."""
     if _FEATURES is None or vectors.shape[0] == 0:
         return similar_pairs(vectors, vectors, threshold)
-    vectors = vectors.tocsr()
-    vectors.sort_indices()
-    rows, cols = _FEATURES.self_similar(vectors.indptr.astype(np.int32, copy=False),
-                                        vectors.indices.astype(np.int32, copy=False),
-                                        vectors.data.astype(np.float32, copy=False), vectors.shape[1], threshold,
-                                        PREFIX_MARGIN)
+    rows, cols = self_similar_arrays(vectors, threshold)
     n = vectors.shape[0]
     return sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(n, n))
+
+
+def self_similar_arrays(vectors: sp.csr_matrix,
+                        threshold: float = SIMILARITY_THRESHOLD) -> tuple[np.ndarray, np.ndarray]:
+    """The nonzeros of :func:`self_similar_pairs` as two arrays ``rows, cols`` (int32; both orders of a pair, and
+    ``(i, i)`` where it holds), straight from the compiled search: for code that reads the pairs without a sparse
+    matrix (``fce.content_extractor``). Compiled only (:data:`FEATURES_COMPILED`)."""
+    if _FEATURES is None:
+        raise RuntimeError("fce._features is not built (or FCE_NO_ACCEL is set)")
+    vectors = vectors.tocsr()
+    vectors.sort_indices()
+    return _FEATURES.self_similar(  # type: ignore[no-any-return]
+        vectors.indptr.astype(np.int32, copy=False), vectors.indices.astype(np.int32, copy=False),
+        vectors.data.astype(np.float32, copy=False), vectors.shape[1], threshold, PREFIX_MARGIN)
+
+
+def similar_page_counts(vectors: sp.csr_matrix, pages_indptr: np.ndarray, pages: np.ndarray, n_pages: int,
+                        threshold: float = SIMILARITY_THRESHOLD) -> np.ndarray:
+    """Per row ``i`` of ``vectors`` (a block; ``pages[pages_indptr[i]:pages_indptr[i + 1]]``: the distinct pages
+    holding it, int64), the number of pages holding it or a block similar to it — the pairs of
+    :func:`self_similar_arrays`, counted in C (``fce/_features.pyx``). Compiled only (:data:`FEATURES_COMPILED`)."""
+    rows, cols = self_similar_arrays(vectors, threshold)
+    return _FEATURES.similar_page_counts(  # type: ignore[union-attr, no-any-return]
+        rows, cols, np.ascontiguousarray(pages_indptr, dtype=np.int64), np.ascontiguousarray(pages, dtype=np.int64),
+        n_pages)
 
 
 def similar_pairs(left: sp.csr_matrix, right: sp.csr_matrix, threshold: float = SIMILARITY_THRESHOLD,

@@ -5,7 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fce import content_extractor
+from fce.blocks import blocks_of
 from fce.content_extractor import MERGED, PAIRWISE, ContentExtractor, occurrence_threshold
+from fce.features import FEATURES_COMPILED
 from fce.parse import parse_page
 from fce.sitegen import generate_site
 
@@ -113,6 +116,20 @@ def test_merged_comparison_equals_the_pairwise_one_on_random_pages(pages):
         for blocks in pages
     ]
     assert_same_labels(trees)
+
+
+@pytest.mark.skipif(not FEATURES_COMPILED, reason="fce._features is not built")
+@pytest.mark.parametrize("seed", [0, 1])
+def test_compiled_page_counts_are_the_sparse_products(seed, monkeypatch):
+    # the pages of similar blocks counted from the search's pairs equal the sparse product that defines them
+    site = generate_site(f"occ{seed}.example", 10, seed=seed)
+    trees = [blocks_of(parse_page(p.html, url=p.url)) for p in site]
+    distinct = content_extractor._distinct_blocks(trees)
+    counted = content_extractor._page_occurrences(distinct, len(trees), 0.9)
+    monkeypatch.setattr(content_extractor, "FEATURES_COMPILED", False)
+    product = content_extractor._page_occurrences(distinct, len(trees), 0.9)
+    np.testing.assert_array_equal(counted, product)
+    assert counted.dtype == product.dtype == np.int64 and counted.max() == len(trees)  # the navigation recurs
 
 
 @pytest.mark.parametrize(("n", "expected"), [(1, 1), (2, 2), (10, 2), (30, 2), (60, 3), (100, 5)])

@@ -220,3 +220,80 @@ def test_compiled_block_vectors_are_scikit_learns(blocks):
     finally:
         features._FEATURES = compiled_parts
     assert_same_csr(got, want)
+
+
+# --- the pages of similar blocks (ContentExtractor's occurrence counts) --------------------------------------------
+
+
+def product_page_counts(vectors: sp.csr_matrix, block_pages: list[list[int]], n_pages: int,
+                        threshold: float) -> np.ndarray:
+    """The definition: nonzeros per row of (similar pairs, and each block with itself) · (block-page incidence)."""
+    n = vectors.shape[0]
+    similar = features.similar_pairs(vectors, vectors, threshold).astype(np.int32)
+    similar = similar.maximum(sp.identity(n, dtype=np.int32, format="csr"))
+    rows = [b for b, pages in enumerate(block_pages) for _ in pages]
+    cols = [p for pages in block_pages for p in pages]
+    incidence = sp.csr_matrix((np.ones(len(rows), dtype=np.int32), (rows, cols)), shape=(n, n_pages))
+    return np.diff((similar @ incidence).tocsr().indptr)
+
+
+def counted_pages(vectors: sp.csr_matrix, block_pages: list[list[int]], n_pages: int,
+                  threshold: float) -> np.ndarray:
+    indptr = np.cumsum([0] + [len(p) for p in block_pages])
+    pages = np.asarray([p for ps in block_pages for p in sorted(ps)], dtype=np.int64)
+    return features.similar_page_counts(vectors, indptr, pages, n_pages, threshold)
+
+
+@compiled
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.sampled_from(WORDS), max_size=8),
+                          st.sets(st.integers(0, 6), min_size=1, max_size=4)), min_size=1, max_size=25),
+       st.sampled_from([0.5, 0.9]))
+def test_similar_page_counts_are_the_products(blocks, threshold):
+    vectors = features.block_vectors([" ".join(words) for words, _ in blocks], [(0,) * 5] * len(blocks))
+    block_pages = [sorted(pages) for _, pages in blocks]
+    got = counted_pages(vectors, block_pages, 7, threshold)
+    np.testing.assert_array_equal(got, product_page_counts(vectors, block_pages, 7, threshold))
+    assert got.dtype == np.int64
+    assert all(c >= len(pages) for c, pages in zip(got.tolist(), block_pages, strict=True))
+
+
+@compiled
+def test_similar_page_counts_refuse_what_does_not_index():
+    vectors = features.block_vectors(["a b", "c"], [(0,) * 5] * 2)
+    rows, cols = features.self_similar_arrays(vectors)
+    compiled_counts = features._FEATURES.similar_page_counts
+    ok = np.asarray([0, 1, 2], dtype=np.int64)
+    assert compiled_counts(rows, cols, ok, np.asarray([0, 1], dtype=np.int64), 2).tolist() == [1, 1]
+    with pytest.raises(ValueError, match="page index"):
+        compiled_counts(rows, cols, ok, np.asarray([0, 2], dtype=np.int64), 2)
+    with pytest.raises(ValueError, match="does not index"):
+        compiled_counts(rows, cols, np.asarray([0, 1, 3], dtype=np.int64), np.asarray([0, 1], dtype=np.int64), 2)
+    with pytest.raises(ValueError, match="decrease"):
+        compiled_counts(rows, cols, np.asarray([0, 2, 1], dtype=np.int64), np.asarray([0, 1], dtype=np.int64), 2)
+    with pytest.raises(ValueError, match="not there"):
+        compiled_counts(np.asarray([5], dtype=np.int32), np.asarray([0], dtype=np.int32), ok,
+                        np.asarray([0, 1], dtype=np.int64), 2)
+
+
+# --- the bytes of a page's canonical key (fce.layouts) -------------------------------------------------------------
+
+KEY_TEXT = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF), max_size=12)  # surrogates included
+
+
+@compiled
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.tuples(KEY_TEXT, KEY_TEXT), max_size=10))
+def test_keyed_stream_is_the_joined_encodings(pairs):
+    paths, texts = [p for p, _ in pairs], [t for _, t in pairs]
+    want = b"".join(p.encode("utf-8", "surrogatepass") + b"\0" + t.encode("utf-8", "surrogatepass") + b"\1"
+                    for p, t in pairs)
+    assert features._FEATURES.keyed_stream(paths, texts) == want
+
+
+@compiled
+def test_keyed_stream_refuses_what_is_not_pairs_of_strings():
+    with pytest.raises(ValueError, match="same length"):
+        features._FEATURES.keyed_stream(["a"], [])
+    with pytest.raises(TypeError, match="str"):
+        features._FEATURES.keyed_stream(["a"], [b"x"])

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fce import layouts
 from fce.blocks import blocks_of
 from fce.evaluation.measures import word_f
 from fce.layouts import (
@@ -149,6 +150,18 @@ def test_layout_learner_is_sklearn_style_and_order_independent():
     assert learner.labels_.tolist() == list(reversed(again.labels_.tolist()))
     assert sorted(np.bincount(learner.labels_).tolist()) == [11, 11, 11]
     assert learner.n_pages_ == 33
+
+
+def test_the_canonical_key_is_the_same_compiled_or_not(monkeypatch):
+    # the compiled key hashes one buffer of the bytes the Python loop hashes piece by piece: the same digest (and
+    # so the same order of pages, whichever is installed); the pages' text holds curly quotes and accents
+    trees = [blocks_of(p) for _, p in mixed()[:12]]
+    html = "<html><body><p class=\"é\">Café “crème” \U0001F600 naïve</p><div>x\ud800y</div></body></html>"
+    trees.append(blocks_of(parse_page(html)))
+    keys = [layouts._canonical_key(t) for t in trees]
+    monkeypatch.setattr(layouts, "_FEATURES", None)
+    assert [layouts._canonical_key(t) for t in trees] == keys
+    assert len(set(keys)) == len(keys)
 
 
 def test_small_groups_are_left_out_and_no_group_means_one_template():
