@@ -605,6 +605,7 @@ cdef class _Builder:
     cdef list paths, tags
     cdef list indices  # list(range(size)), made on first use (_indices)
     cdef list kids     # per block the tuple of its sub-blocks, made on first use (children)
+    cdef list own      # per block its own text, made on first use (texts)
 
     def __cinit__(self):
         self.cap = 256
@@ -720,6 +721,99 @@ cdef class _Builder:
         finally:
             free(counted)
         return self.paths, self.tags, parents, depths, ends, lengths, commas, link_chars
+
+    def texts(self):
+        """Per block its own text (``Block.text``: :func:`_own_text` of its text pieces), made once; the blocks
+        built later hold the same strings. Without a parts tuple per block: the text pieces are grouped by block
+        (a counting sort of their positions), and only a block with more than one piece that is not a ready
+        whitespace run, or with one that is not collapsed already, is given a tuple to collapse."""
+        cdef Py_ssize_t n = self.size, k, i, j, at, others
+        cdef Py_ssize_t* start
+        cdef Py_ssize_t* order
+        cdef list out
+        cdef object piece, single
+        cdef tuple pieces
+        cdef _Scratch scratch
+        if self.own is not None:
+            return self.own
+        out = [""] * n
+        start = <Py_ssize_t*>malloc((n + 1) * sizeof(Py_ssize_t))
+        order = <Py_ssize_t*>malloc((self.n_parts + 1) * sizeof(Py_ssize_t))
+        scratch.buf = NULL
+        scratch.cap = 0
+        if start is NULL or order is NULL:
+            free(start)
+            free(order)
+            raise MemoryError()
+        try:
+            at = 0
+            for i in range(n):  # block i's text pieces go to order[start[i]:start[i] + n_texts]
+                start[i] = at
+                at += self.items[i].n_texts
+            start[n] = at
+            for k in range(self.n_parts):  # (start[i] advances while filling, and is restored below)
+                if self.parts[k].text is not NULL:
+                    i = self.parts[k].owner
+                    order[start[i]] = k
+                    start[i] += 1
+            for i in range(n):
+                start[i] -= self.items[i].n_texts
+            for i in range(n):
+                others = 0
+                single = None
+                for j in range(start[i], start[i] + self.items[i].n_texts):
+                    piece = <object>self.parts[order[j]].text
+                    if not _ready_spaces(piece):
+                        others += 1
+                        single = piece
+                if others == 0:
+                    continue  # "" (no piece, or whitespace runs only)
+                if others == 1 and _collapsed(<str>single):  # (as _own_text answers it)
+                    out[i] = single
+                    continue
+                pieces = PyTuple_New(self.items[i].n_texts)
+                for j in range(self.items[i].n_texts):
+                    _set(pieces, j, <object>self.parts[order[start[i] + j]].text)
+                out[i] = _own_text(pieces, self.items[i].n_texts, &scratch)
+        finally:
+            free(start)
+            free(order)
+            free(scratch.buf)
+        self.own = out
+        return out
+
+    def count_rows(self, tuple positions):
+        """Per block the tuple of its counts at ``positions`` (indices into ``Block``'s count fields, ``n_links``
+        … ``link_chars``: 0–5); one shared tuple for the blocks whose counts there are all 0 (most of them)."""
+        cdef Py_ssize_t n = self.size, i, j, m = len(positions)
+        cdef int* at = <int*>malloc((m + 1) * sizeof(int))
+        cdef tuple row
+        cdef bint zero
+        cdef list out
+        if at is NULL:
+            raise MemoryError()
+        try:
+            for j in range(m):
+                at[j] = positions[j]
+                if at[j] < 0 or at[j] > 5:
+                    raise ValueError(f"a count position is 0-5, not {at[j]}")
+            zeros = (0,) * m
+            out = [zeros] * n
+            for i in range(n):
+                zero = True
+                for j in range(m):
+                    if self.items[i].counts[at[j]]:
+                        zero = False
+                        break
+                if zero:
+                    continue
+                row = PyTuple_New(m)
+                for j in range(m):
+                    _set(row, j, self.items[i].counts[at[j]])
+                out[i] = row
+        finally:
+            free(at)
+        return out
 
     def child_indices(self, Py_ssize_t index):
         """The tuple of block ``index``'s sub-blocks (``children()[index]``), made alone: a sub-block's next sibling
@@ -930,8 +1024,8 @@ cdef inline void _set(object tup, Py_ssize_t i, object value) noexcept:
 cdef tuple _freeze(_Builder b):
     """The Block tuples. Each is allocated as ``tuple.__new__(Block, row)`` allocates it (the type's ``tp_alloc``)
     and filled in place, without the row tuple; its ``children`` tuple is the builder's (:meth:`_Builder.children`)
-    and its ``parts`` tuple is allocated at its final size and filled from the walk's array; a block's index is one
-    int object wherever it appears."""
+    and its ``parts`` tuple is allocated at its final size and filled from the walk's array, its ``text`` the
+    builder's (:meth:`_Builder.texts`); a block's index is one int object wherever it appears."""
     cdef Py_ssize_t n = b.size, i, j, owner
     cdef BlockInfo* info
     cdef Part* part
@@ -942,11 +1036,9 @@ cdef tuple _freeze(_Builder b):
     cdef list indices = b._indices()
     cdef list kids = b.children()
     cdef list paths = b.paths, tags = b.tags
+    cdef list texts = b.texts()
     cdef Py_ssize_t* fill = <Py_ssize_t*>calloc(n + 1, sizeof(Py_ssize_t))  # parts filled, per block
     cdef PyObject** own = <PyObject**>malloc((n + 1) * sizeof(PyObject*))   # borrowed parts tuples
-    cdef _Scratch scratch
-    scratch.buf = NULL
-    scratch.cap = 0
     if fill is NULL or own is NULL:
         free(fill)
         free(own)
@@ -981,7 +1073,7 @@ cdef tuple _freeze(_Builder b):
             _set(<object>own[owner], fill[owner], item)
             fill[owner] += 1
         for i in range(n):
-            _set(<object>PyTuple_GET_ITEM(out, i), 7, _own_text(<tuple><object>own[i], b.items[i].n_texts, &scratch))
+            _set(<object>PyTuple_GET_ITEM(out, i), 7, <object>PyList_GET_ITEM(texts, i))
             # a block holds only strings, ints and tuples of them: it can never be part of a reference cycle, so
             # the cyclic GC need not track it (CPython untracks such tuples itself, at its next collection)
             PyObject_GC_UnTrack(own[i])
@@ -989,7 +1081,6 @@ cdef tuple _freeze(_Builder b):
     finally:
         free(fill)
         free(own)
-        free(scratch.buf)
     return out
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress
 from operator import itemgetter
 
 import numpy as np
@@ -170,21 +171,22 @@ class ContentExtractor:
 
 
 def _distinct_blocks(trees: Sequence[BlockTree]) -> _Distinct:
+    """The distinct (own text, counts) of the pages' text-bearing blocks, read column-wise (no :class:`Block` is
+    built), and per page the index of each block's."""
     index: dict[BlockKey, int] = {}
     keys: list[BlockKey] = []
     key_of: list[np.ndarray] = []
     for tree in trees:
-        ids = np.full(len(tree), -1, dtype=np.int64)
-        for block in tree.blocks:
-            if not block.text:
-                continue
-            key = (block.text, block_counts(block))
+        texts, counts = tree.texts, tree.count_rows(COUNT_FEATURES)
+        ids = [-1] * len(texts)
+        for i in compress(range(len(texts)), texts):
+            key = (texts[i], counts[i])
             k = index.get(key)
             if k is None:
                 k = index[key] = len(keys)
                 keys.append(key)
-            ids[block.index] = k
-        key_of.append(ids)
+            ids[i] = k
+        key_of.append(np.asarray(ids, dtype=np.int64))
     vectors = block_vectors([k[0] for k in keys], [k[1] for k in keys]) if keys else sp.csr_matrix((0, 1))
     return _Distinct(keys=keys, key_of=key_of, vectors=vectors)
 

@@ -91,7 +91,7 @@ def _canonical_key(tree: BlockTree) -> str:
     SHA-1 of every block's path and own text in UTF-8, each path followed by a NUL, each text by 0x01. Compiled
     (``fce/_features.pyx``), those bytes are written into one buffer and hashed in one call (measured: 4.5 → ~2 ms
     for 30 pages; a tenth of learning); the Python loop below hashes the same bytes piece by piece."""
-    texts = [b.text for b in tree.blocks]
+    texts = tree.texts
     if _FEATURES is not None:
         return hashlib.sha1(_FEATURES.keyed_stream(tree.columns.paths, texts), usedforsecurity=False).hexdigest()
     digest = hashlib.sha1(usedforsecurity=False)

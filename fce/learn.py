@@ -15,14 +15,15 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from itertools import compress
 from typing import Any
 
 import numpy as np
 
 from fce.blocks import DEFAULT_PATH_STYLE, INLINE_BLOCK_TAGS, BlockTree, blocks_of
-from fce.content_extractor import CE_MIN_OCCURRENCE, CE_OCCURRENCE_FRACTION, ContentExtractor, block_counts
+from fce.content_extractor import CE_MIN_OCCURRENCE, CE_OCCURRENCE_FRACTION, ContentExtractor
 from fce.errors import LearnError
-from fce.features import SIMILARITY_THRESHOLD, block_vectors, self_similar_pairs
+from fce.features import COUNT_FEATURES, SIMILARITY_THRESHOLD, block_vectors, self_similar_pairs
 from fce.layouts import LAYOUT_DISTANCE, MIN_LAYOUT_PAGES, canonical_order, group_pages, page_paths
 from fce.parse import Page
 from fce.template import LearnParams, NoiseBlock, SiteTemplates, Template
@@ -328,9 +329,12 @@ def _distinct_noise(
     """Noise blocks on content paths, one representative per group of mutually similar blocks of a path."""
     seen: dict[tuple[str, str, tuple[int, ...]], None] = {}
     for tree, mask in zip(trees, is_content, strict=True):
-        for block in tree.blocks:
-            if block.text and not mask[block.index] and block.path in paths:
-                seen.setdefault((block.path, block.text, block_counts(block)), None)
+        texts = tree.texts  # column-wise: no Block is built
+        noise = [bool(t) and not c for t, c in zip(texts, mask.tolist(), strict=True)]
+        for path, text, counts in zip(compress(tree.columns.paths, noise), compress(texts, noise),
+                                      compress(tree.count_rows(COUNT_FEATURES), noise), strict=True):
+            if path in paths:
+                seen.setdefault((path, text, counts), None)
     candidates = sorted(seen)
     if not candidates:
         return ()

@@ -4,7 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fce.blocks import BLOCK_TAGS, PAPER_BLOCK_TAGS, blocks_of, segment
+from fce.blocks import BLOCK_TAGS, COUNT_FIELDS, PAPER_BLOCK_TAGS, blocks_of, segment
+from fce.features import COUNT_FEATURES
 from fce.parse import parse_page
 
 FIGURE_2 = b"""<html><body><table><tr><td><p> On Sept. 27, the US <span class="yshortcuts" id="lw_1">House of
@@ -412,7 +413,14 @@ def assert_same_tree(compiled, python):
     without a ``keep``) gives what the Python one gives (its columns derived from its blocks)."""
     # (first: a fresh compiled tree makes each block's children alone, before its blocks make all of them)
     assert [compiled.child_indices(i) for i in range(len(python))] == [b.children for b in python.blocks]
+    # (then the own texts and counts, before the blocks are built: read without them, then shared with them)
+    texts = compiled.texts
+    assert texts == python.texts == [b.text for b in python.blocks]
+    for fields in (COUNT_FIELDS, COUNT_FEATURES, ("link_chars",), ()):
+        rows = compiled.count_rows(fields)
+        assert rows == python.count_rows(fields) == [tuple(getattr(b, f) for f in fields) for b in python.blocks]
     assert compiled.blocks == python.blocks
+    assert all(b.text is t for b, t in zip(compiled.blocks, texts, strict=True))
     assert compiled.columns == python.columns
     assert compiled.children == python.children
     for i in range(len(python)):
@@ -496,6 +504,7 @@ def test_a_tree_builds_its_blocks_only_when_asked(impl):
     if impl == "compiled":
         assert t._blocks is None
         assert t.render(0) and t.columns.text_lengths and t.children
+        assert any(t.texts) and t.count_rows(COUNT_FEATURES)
         assert t._blocks is None  # read column-wise: no Block built
     assert [len(b.text) for b in t.blocks] == t.columns.text_lengths
     assert t.blocks is t.blocks
@@ -503,6 +512,20 @@ def test_a_tree_builds_its_blocks_only_when_asked(impl):
 
     again = pickle.loads(pickle.dumps(t))
     assert again.blocks == t.blocks and again.columns == t.columns and again.render(0) == t.render(0)
+
+
+def test_count_rows_share_the_zero_row_and_refuse_unknown_fields(impl):
+    t = segment(parse_page(b"<html><body><p>a <a href=x>link</a></p><p>b</p><div><img src=i></div></body></html>"),
+                "paper")
+    rows = t.count_rows(("n_links", "n_images"))
+    assert sorted(set(rows)) == [(0, 0), (0, 1), (1, 0)]
+    zero = [r for r in rows if r == (0, 0)]
+    assert len(zero) > 2 and all(r is zero[0] for r in zero)
+    with pytest.raises(ValueError, match="count fields"):
+        t.count_rows(("n_links", "text"))
+    if impl == "compiled":
+        with pytest.raises(ValueError, match="0-5"):
+            t._seg.count_rows((6,))
 
 
 def test_text_on_paths_sums_own_text(impl):
