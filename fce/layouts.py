@@ -113,18 +113,18 @@ def group_pages(path_sets: Sequence[frozenset[str]], *, distance: float = LAYOUT
     """Group pages by structure: a label per page (0, 1, ...), largest group first, ties by first page.
 
     Average-linkage agglomerative clustering of the pages' path sets under the Jaccard distance, cut at
-    ``distance``: the merges at or above it are undone (SciPy's ``linkage`` and ``cut_tree``, as scikit-learn's
+    ``distance``: the merges at or above it are undone (SciPy's ``linkage`` and ``fcluster``, as scikit-learn's
     ``AgglomerativeClustering(linkage="average", distance_threshold=distance)`` computes and cuts it; the tests
     compare the two). Deterministic for a given order of ``path_sets``. SciPy's clustering is imported in 0.15 s,
-    scikit-learn's in 0.8 s, which ``fce learn`` paid on every run.
+    scikit-learn's in 0.8 s, which ``fce learn`` paid on every run; ``fcluster`` cuts in C, where ``cut_tree``
+    took ~0.9 ms of a site's ~2 ms grouping.
     """
     n = len(path_sets)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     if n == 1:
         return np.zeros(1, dtype=np.int64)
-    from scipy.cluster.hierarchy import cut_tree, linkage
-    from scipy.spatial.distance import pdist
+    from scipy.cluster.hierarchy import fcluster, linkage
 
     column: dict[str, int] = {}
     for paths in path_sets:  # (which column a path gets changes no distance)
@@ -134,15 +134,33 @@ def group_pages(path_sets: Sequence[frozenset[str]], *, distance: float = LAYOUT
     for row, paths in enumerate(path_sets):
         matrix[row, [column[p] for p in paths]] = True
     # Jaccard distance of the condensed pairs; two pages without text are alike (0/0 is taken as 0)
-    dist = np.nan_to_num(pdist(matrix, metric="jaccard"), nan=0.0)
+    dist = jaccard_distances(matrix)
     tree = linkage(dist, method="average")
-    n_clusters = int(np.count_nonzero(tree[:, 2] >= distance)) + 1
-    raw = cut_tree(tree, n_clusters=n_clusters).ravel()
+    # the merges below ``distance`` kept: the flat clusters whose members are at most the largest float below it
+    # apart (average linkage has no inversions, so this undoes exactly the last merges, those at or above it)
+    raw = fcluster(tree, t=np.nextafter(distance, -np.inf), criterion="distance")
     sizes = np.bincount(raw)
     first = {int(label): int(np.flatnonzero(raw == label)[0]) for label in np.unique(raw)}
     order = sorted(first, key=lambda label: (-sizes[label], first[label]))
     relabel = {old: new for new, old in enumerate(order)}
     return np.asarray([relabel[int(x)] for x in raw], dtype=np.int64)
+
+
+def jaccard_distances(matrix: np.ndarray) -> np.ndarray:
+    """The Jaccard distances of the rows of a boolean matrix, condensed (``scipy.spatial.distance.pdist(matrix,
+    "jaccard")``), two empty rows at distance 0 (where ``pdist`` gives NaN). From one product of the matrix with
+    itself: the counts of shared and of all set columns are whole numbers, exact in float64, so each distance is
+    the same division ``pdist`` makes (the tests compare the two), in ~0.05 ms where ``pdist`` took 0.3–0.7 ms for
+    30 pages."""
+    n = matrix.shape[0]
+    rows = matrix.astype(np.float64)
+    shared = rows @ rows.T
+    sizes = np.diag(shared)
+    first, second = np.triu_indices(n, 1)  # the condensed order: (0, 1), (0, 2), …, (1, 2), …
+    both = shared[first, second]
+    union = sizes[first] + sizes[second] - both
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.nan_to_num((union - both) / union, nan=0.0)
 
 
 def profile_match(paths: frozenset[str], template: Template) -> float:

@@ -109,6 +109,18 @@ def test_group_pages_cuts_as_scikit_learn_did(path_sets, distance):
     assert group_pages(path_sets, distance=distance).tolist() == _grouped_by_scikit_learn(path_sets, distance)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 12), st.integers(0, 40), st.floats(0.0, 1.0), st.integers(0, 2**31))
+def test_jaccard_distances_are_pdists(n_rows, n_cols, density, seed):
+    from scipy.spatial.distance import pdist
+
+    matrix = np.random.default_rng(seed).random((n_rows, n_cols)) < density
+    want = np.nan_to_num(pdist(matrix, metric="jaccard"), nan=0.0)
+    got = layouts.jaccard_distances(matrix)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()  # the same bits, not just close
+
+
 def test_group_pages_on_a_mixed_site_as_scikit_learn_did():
     path_sets = [page_paths(blocks_of(p)) for _, p in mixed()]
     assert group_pages(path_sets).tolist() == _grouped_by_scikit_learn(path_sets, LAYOUT_DISTANCE)
