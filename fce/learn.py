@@ -187,21 +187,19 @@ class TemplateLearner:
         for tree, mask in zip(usable, is_content, strict=True):
             # column-wise: a block has own text where its text length is not 0
             cols = tree.columns
+            flags = mask.tolist()
+            # with or without own text (an inline block inherits its paragraph's label)
+            content_support.update(set(compress(cols.paths, flags)))
             page_known: set[str] = set()
-            page_content: set[str] = set()
-            for path, tag, chars, content in zip(cols.paths, cols.tags, cols.text_lengths, mask.tolist(),
-                                                 strict=True):
-                if content:  # with or without own text (an inline block inherits its paragraph's label)
-                    page_content.add(path)
-                if chars:
-                    page_known.add(path)
-                    if tag in INLINE_BLOCK_TAGS:
-                        inline_paths.add(path)
-                    all_chars[path] += chars
-                    if content:
-                        content_chars[path] += chars
+            for i in compress(range(len(flags)), cols.text_lengths):
+                path, chars = cols.paths[i], cols.text_lengths[i]
+                page_known.add(path)
+                if cols.tags[i] in INLINE_BLOCK_TAGS:
+                    inline_paths.add(path)
+                all_chars[path] += chars
+                if flags[i]:
+                    content_chars[path] += chars
             known.update(page_known)
-            content_support.update(page_content)
         need = max(1, math.ceil(self.min_path_support * n))
         paths = {
             p: c
@@ -256,8 +254,9 @@ class TemplateLearner:
         if self.inline_inherit:
             parents = cols.parents
             flags = mask.tolist()
-            for i, tag in enumerate(cols.tags):  # document order: a parent's label is final before its children's
-                if tag in INLINE_BLOCK_TAGS and not flags[i]:
+            # the inline blocks, in document order: a parent's label is final before its children's
+            for i in compress(range(len(flags)), map(INLINE_BLOCK_TAGS.__contains__, cols.tags)):
+                if not flags[i]:
                     up = parents[i]
                     if up >= 0 and flags[up]:
                         flags[i] = True
