@@ -1100,7 +1100,7 @@ ctypedef fused _char:
 cdef bint _latin1_space[256]  # Py_UNICODE_ISSPACE of U+0000…U+00FF, filled at import
 cdef int _c
 for _c in range(256):
-    _latin1_space[_c] = Py_UNICODE_ISSPACE(_c)
+    _latin1_space[_c] = Py_UNICODE_ISSPACE(_c) != 0  # (0 or 1: the counts add it)
 
 
 cdef inline bint _ready_spaces(object piece) noexcept:
@@ -1111,27 +1111,20 @@ cdef inline bint _ready_spaces(object piece) noexcept:
 
 
 cdef Py_ssize_t _collapsed_len(str text) noexcept:
-    """``len(" ".join(text.split()))`` without building it: the characters of the words and one per gap."""
+    """``len(" ".join(text.split()))`` without building it: the characters of the words and one per gap
+    (:func:`_count_piece` of ``text`` alone)."""
+    cdef Py_ssize_t n = 0, commas = 0
+    cdef char in_word = 0
     cdef int kind = PyUnicode_KIND(text)
-    cdef void* data = PyUnicode_DATA(text)
-    cdef Py_UCS1* latin1 = <Py_UCS1*>data
-    cdef Py_ssize_t i, n = 0, words = 0
-    cdef bint in_word = False, space
     if _ready_spaces(text):
         return 0
-    for i in range(PyUnicode_GET_LENGTH(text)):
-        if kind == PyUnicode_1BYTE_KIND:
-            space = _latin1_space[latin1[i]]
-        else:
-            space = Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i))
-        if space:
-            in_word = False
-        else:
-            n += 1
-            if not in_word:
-                in_word = True
-                words += 1
-    return n + words - 1 if words else 0
+    if kind == PyUnicode_1BYTE_KIND:
+        _count_piece(<Py_UCS1*>PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), &in_word, &n, &commas)
+    elif kind == PyUnicode_2BYTE_KIND:
+        _count_piece(<Py_UCS2*>PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), &in_word, &n, &commas)
+    else:
+        _count_piece(<Py_UCS4*>PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), &in_word, &n, &commas)
+    return n
 
 
 cdef Py_ssize_t _collapse(_char* buf, tuple parts) noexcept:
@@ -1278,23 +1271,30 @@ cdef int _own_text_counts(_Builder b, Py_ssize_t* lengths, Py_ssize_t* commas) e
 cdef inline void _count_piece(_char* data, Py_ssize_t length, char* in_word, Py_ssize_t* count,
                               Py_ssize_t* commas) noexcept:
     """One piece's part of :func:`_own_text_counts` for its block (``in_word``: the block's last character so far
-    was a non-space), read as the characters it is stored as; the counts kept in locals while the loop runs."""
-    cdef Py_ssize_t i, n = count[0], c = commas[0]
-    cdef bint word = in_word[0]
+    was a non-space), read as the characters it is stored as. Without a branch per character (a branch on every
+    space was mispredicted every few characters: the count took 1 ns a character): the piece's non-space
+    characters, its word starts (a non-space after a space, or after the block's last character if that was a
+    space) and its commas are summed, and the block's length grows by the non-spaces and one space before each
+    word but its first."""
+    cdef Py_ssize_t i, nonspace = 0, starts = 0, c = 0
+    cdef unsigned int space, before = not in_word[0]  # whether the character before is a space (or none)
     cdef Py_UCS4 ch
     for i in range(length):
         ch = data[i]
-        if _latin1_space[ch] if ch < 256 else Py_UNICODE_ISSPACE(ch):
-            word = False
-            continue
-        if not word:
-            if n:
-                n += 1  # the space before this word
-            word = True
-        n += 1
-        if ch == 44:  # ","
-            c += 1
-    count[0], commas[0], in_word[0] = n, c, word
+        if _char is Py_UCS1:
+            space = _latin1_space[ch]
+        else:
+            space = _latin1_space[ch] if ch < 256 else (Py_UNICODE_ISSPACE(ch) != 0)
+        nonspace += space ^ 1
+        starts += before & (space ^ 1)
+        c += ch == 44  # ","
+        before = space
+    if starts:
+        count[0] += nonspace + starts - (count[0] == 0)  # (the block's first word has no space before it)
+    else:
+        count[0] += nonspace
+    commas[0] += c
+    in_word[0] = not before
 
 
 def own_texts(list parts):
