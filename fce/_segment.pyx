@@ -54,6 +54,8 @@ from lxml import etree as _etree  # the C API is imported from the loaded lxml.e
 
 cetree.import_lxml__etree()
 
+cdef array.array _LONGS = array.array("l")  # the type of the integer columns and sums (array.clone's template)
+
 cdef extern from "Python.h":
     void PyObject_GC_UnTrack(void* op)
     ctypedef struct _TypeAlloc "PyTypeObject":  # the one slot of a type object used here
@@ -694,12 +696,13 @@ cdef class _Builder:
         return self.indices
 
     def columns(self):
-        """``(paths, tags, parents, depths, ends, text_lengths, commas, link_chars)`` — ``fce.blocks.Columns``.
-        A text length is that of the block's own text (``len(Block.text)``), counted without building it."""
+        """``(paths, tags, parents, depths, ends, text_lengths, commas, link_chars)`` — ``fce.blocks.Columns``: the
+        builder's lists of paths and tags, an ``array('l')`` of each integer field (filled in C: no int object per
+        block). A text length is that of the block's own text (``len(Block.text)``), counted without building it."""
         cdef Py_ssize_t n = self.size, i
-        cdef list indices = self._indices()
-        cdef list parents = [-1] * n, depths = [0] * n, ends = [0] * n, link_chars = [0] * n
-        cdef list lengths = [0] * n, commas = [0] * n
+        cdef array.array parents = array.clone(_LONGS, n, zero=False), depths = array.clone(_LONGS, n, zero=False)
+        cdef array.array ends = array.clone(_LONGS, n, zero=False), link_chars = array.clone(_LONGS, n, zero=False)
+        cdef array.array lengths = array.clone(_LONGS, n, zero=False), commas = array.clone(_LONGS, n, zero=False)
         cdef BlockInfo* info
         cdef Py_ssize_t* counted = <Py_ssize_t*>calloc(2 * n + 1, sizeof(Py_ssize_t))
         if counted is NULL:
@@ -708,16 +711,12 @@ cdef class _Builder:
             _own_text_counts(self, counted, counted + n)
             for i in range(n):
                 info = &self.items[i]
-                if info.parent >= 0:
-                    parents[i] = <object>PyList_GET_ITEM(indices, info.parent)
-                depths[i] = info.depth
-                ends[i] = info.end
-                if counted[i]:
-                    lengths[i] = counted[i]
-                if counted[n + i]:
-                    commas[i] = counted[n + i]
-                if info.counts[5]:
-                    link_chars[i] = info.counts[5]
+                parents.data.as_longs[i] = info.parent
+                depths.data.as_longs[i] = info.depth
+                ends.data.as_longs[i] = info.end
+                lengths.data.as_longs[i] = counted[i]
+                commas.data.as_longs[i] = counted[n + i]
+                link_chars.data.as_longs[i] = info.counts[5]
         finally:
             free(counted)
         return self.paths, self.tags, parents, depths, ends, lengths, commas, link_chars
@@ -829,11 +828,11 @@ cdef class _Builder:
         n = self.items[index].n_children
         if n == 0:
             return ()
-        indices = self._indices()
+        indices = self.indices  # (None until the blocks or all children are made: then ints are made here)
         out = PyTuple_New(n)
         j = index + 1
         for k in range(n):
-            _set(out, k, <object>PyList_GET_ITEM(indices, j))
+            _set(out, k, <object>PyList_GET_ITEM(indices, j) if indices is not None else j)
             j = self.items[j].end
         return out
 
@@ -874,7 +873,7 @@ cdef class _Builder:
         One pass over the builder's parts from the block's first to its last: those of a block and its sub-blocks
         are contiguous (appended while it was open), so a refused sub-block is passed over by jumping to its end."""
         cdef list out = []
-        cdef list indices = self._indices()
+        cdef list indices = self.indices  # None: ints made here (the shared list is made with blocks or children)
         cdef list tags = self.tags
         cdef Py_ssize_t k, stop, c, top = 0
         cdef Part* part
@@ -887,7 +886,7 @@ cdef class _Builder:
             raise MemoryError()
         try:
             if visited is not None:
-                visited.append(<object>PyList_GET_ITEM(indices, index))
+                visited.append(<object>PyList_GET_ITEM(indices, index) if indices is not None else index)
             sep = "" if <object>PyList_GET_ITEM(tags, index) in inline_tags else "\n"
             out.append(sep)
             stack[0] = index
@@ -903,11 +902,11 @@ cdef class _Builder:
                     k += 1
                     continue
                 c = part.child
-                if keep is not None and not keep(<object>PyList_GET_ITEM(indices, c)):
+                if keep is not None and not keep(<object>PyList_GET_ITEM(indices, c) if indices is not None else c):
                     k = self.items[c].part_end
                     continue
                 if visited is not None:
-                    visited.append(<object>PyList_GET_ITEM(indices, c))
+                    visited.append(<object>PyList_GET_ITEM(indices, c) if indices is not None else c)
                 out.append("" if <object>PyList_GET_ITEM(tags, c) in inline_tags else "\n")
                 top += 1
                 stack[top] = c
@@ -1507,7 +1506,6 @@ def join_pieces(pieces):
         free(buf)
 
 
-cdef array.array _LONGS = array.array("l")
 
 
 cdef array.array _longs(long* values, Py_ssize_t n):
@@ -1519,10 +1517,13 @@ cdef array.array _longs(long* values, Py_ssize_t n):
     return out
 
 
-def subtree_sums(list parents, list tags, list lengths, list commas, list link_chars, inline_tags):
+def subtree_sums(const long[::1] parents, list tags, const long[::1] lengths, const long[::1] commas,
+                 const long[::1] link_chars, inline_tags):
     """``fce.blocks.subtree_sums`` over a tree's columns: per block, characters of own text and of link text in its
     whole subtree, and characters and commas of its paragraph (own text plus inline sub-blocks), bottom-up."""
-    cdef Py_ssize_t n = len(parents), i, up
+    cdef Py_ssize_t n = parents.shape[0], i, up
+    if len(tags) != n or lengths.shape[0] != n or commas.shape[0] != n or link_chars.shape[0] != n:
+        raise ValueError("the columns must be of the same length")
     cdef long* sums = <long*>calloc(4 * n + 1, sizeof(long))
     cdef long* chars = sums
     cdef long* links = sums + n
@@ -1532,11 +1533,13 @@ def subtree_sums(list parents, list tags, list lengths, list commas, list link_c
         raise MemoryError()
     try:
         for i in range(n):
-            chars[i] = para[i] = <long><object>PyList_GET_ITEM(lengths, i)
-            links[i] = <long><object>PyList_GET_ITEM(link_chars, i)
-            comma[i] = <long><object>PyList_GET_ITEM(commas, i)
+            chars[i] = para[i] = lengths[i]
+            links[i] = link_chars[i]
+            comma[i] = commas[i]
         for i in range(n - 1, 0, -1):
-            up = <Py_ssize_t><object>PyList_GET_ITEM(parents, i)
+            up = parents[i]
+            if up < 0 or up >= i:
+                raise ValueError("a block's parent comes before it")
             chars[up] += chars[i]
             links[up] += links[i]
             if <object>PyList_GET_ITEM(tags, i) in inline_tags:
@@ -1552,7 +1555,7 @@ def subtree_sums(list parents, list tags, list lengths, list commas, list link_c
 # seen while learning, whether it was seen, whether it is in P), so that the fit, the profile match and the
 # boilerplate mask of a page read one table, in one pass each, instead of a frozenset or dict per question.
 
-def templates_sums(list paths, list lengths, dict merged, Py_ssize_t n_tables):
+def templates_sums(list paths, const long[::1] lengths, dict merged, Py_ssize_t n_tables):
     """``fce.detect.templates_sums``: for each of ``n_tables`` tables (a template's, or a site's layouts), given as
     one dict, path -> the tuple of its code in each table: characters of own text on blocks whose path is known, of
     all blocks; over the distinct paths of blocks with own text, the sum of their page counts and their number. One
@@ -1560,6 +1563,8 @@ def templates_sums(list paths, list lengths, dict merged, Py_ssize_t n_tables):
     up once."""
     cdef Py_ssize_t n = len(paths), i, t, slot, n_slots = 0
     cdef long length, total = 0, code
+    if lengths.shape[0] != n:
+        raise ValueError("paths and lengths must be of the same length")
     cdef PyObject* found
     cdef object path, row
     cdef dict slot_of = {}
@@ -1571,7 +1576,7 @@ def templates_sums(list paths, list lengths, dict merged, Py_ssize_t n_tables):
     cdef long* counts = known + max(n_tables, 1)
     try:
         for i in range(n):
-            length = <long><object>PyList_GET_ITEM(lengths, i)
+            length = lengths[i]
             total += length
             if length == 0:
                 continue
@@ -1601,10 +1606,12 @@ def templates_sums(list paths, list lengths, dict merged, Py_ssize_t n_tables):
         free(chars)
 
 
-def template_mask(list paths, list tags, list parents, dict codes, inline_tags):
+def template_mask(list paths, list tags, const long[::1] parents, dict codes, inline_tags):
     """``fce.detect.template_mask``: per block, whether its path is boilerplate (known, not in P) — except the
     parent of an inline sub-block on a path in P."""
     cdef Py_ssize_t n = len(paths), i, up
+    if len(tags) != n or parents.shape[0] != n:
+        raise ValueError("the columns must be of the same length")
     cdef list out = [False] * n
     cdef PyObject* found
     cdef long code
@@ -1616,7 +1623,7 @@ def template_mask(list paths, list tags, list parents, dict codes, inline_tags):
         if code & 3 == 2:
             out[i] = True
         elif code & 1 and <object>PyList_GET_ITEM(tags, i) in inline_tags:
-            up = <Py_ssize_t><object>PyList_GET_ITEM(parents, i)
-            if up >= 0:
+            up = parents[i]
+            if 0 <= up < n:
                 out[up] = False
     return out

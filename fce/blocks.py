@@ -193,18 +193,20 @@ _FIRST_COUNT = Block._fields.index(COUNT_FIELDS[0])
 
 
 class Columns(NamedTuple):
-    """A block tree column-wise: one list per field, indexed by block. What detection and ``mainblock`` read, so
-    that they need no :class:`Block` objects (building and freeing them was about half of segmentation's time).
-    Read-only: the lists are the tree's own (paths and tags those of the compiled segmentation), not copies."""
+    """A block tree column-wise, indexed by block: a list per field of strings, an ``array('l')`` per field of
+    integers (one buffer: compiled code reads it at C speed, and making and freeing an int object per block and
+    field was a twentieth of a detection). What detection, ``mainblock`` and learning read, so that they need no
+    :class:`Block` objects (building and freeing them was about half of segmentation's time). Read-only: they are
+    the tree's own (paths and tags those of the compiled segmentation), not copies."""
 
     paths: list[str]
     tags: list[str]
-    parents: list[int]
-    depths: list[int]
-    ends: list[int]  # one past the block's last descendant (pre-order numbering makes subtrees contiguous)
-    text_lengths: list[int]  # len(block.text): characters of own text, whitespace collapsed
-    commas: list[int]  # block.text.count(",")
-    link_chars: list[int]
+    parents: array[int]  # -1 for the root
+    depths: array[int]
+    ends: array[int]  # one past the block's last descendant (pre-order numbering makes subtrees contiguous)
+    text_lengths: array[int]  # len(block.text): characters of own text, whitespace collapsed
+    commas: array[int]  # block.text.count(",")
+    link_chars: array[int]
 
 
 _BLOCK_FIELDS = tuple(attrgetter(name) for name in ("path", "tag", "parent", "depth"))
@@ -219,8 +221,8 @@ def _columns_of(blocks: Sequence[Block]) -> Columns:
         up = parents[i]
         if ends[i] > ends[up]:
             ends[up] = ends[i]
-    return Columns(paths, tags, parents, depths, ends, list(map(len, texts)), [t.count(",") for t in texts],
-                   [b.link_chars for b in blocks])
+    return Columns(paths, tags, array("l", parents), array("l", depths), array("l", ends), array("l", map(len, texts)),
+                   array("l", [t.count(",") for t in texts]), array("l", [b.link_chars for b in blocks]))
 
 
 class BlockTree:

@@ -506,12 +506,40 @@ def test_a_tree_builds_its_blocks_only_when_asked(impl):
         assert t.render(0) and t.columns.text_lengths and t.children
         assert any(t.texts) and t.count_rows(COUNT_FEATURES)
         assert t._blocks is None  # read column-wise: no Block built
-    assert [len(b.text) for b in t.blocks] == t.columns.text_lengths
+    assert [len(b.text) for b in t.blocks] == t.columns.text_lengths.tolist()
     assert t.blocks is t.blocks
     import pickle
 
     again = pickle.loads(pickle.dumps(t))
     assert again.blocks == t.blocks and again.columns == t.columns and again.render(0) == t.render(0)
+
+
+def test_integer_columns_are_long_arrays(impl):
+    from array import array
+
+    cols = segment(parse_page(FIGURE_2), "qualified").columns
+    assert isinstance(cols.paths, list) and isinstance(cols.tags, list)
+    for values in cols[2:]:
+        assert isinstance(values, array) and values.typecode == "l" and len(values) == len(cols.paths)
+    assert cols.parents[0] == -1 and cols.ends[0] == len(cols.paths)
+
+
+def test_the_compiled_sums_refuse_columns_that_do_not_fit():
+    from array import array
+
+    from fce import blocks
+
+    if blocks._ACCEL is None:
+        pytest.skip("the compiled walk is not built")
+    longs = array("l", [0, 0])
+    with pytest.raises(ValueError, match="same length"):
+        blocks._ACCEL.subtree_sums(array("l", [-1, 0]), ["div"], longs, longs, longs, frozenset())
+    with pytest.raises(ValueError, match="comes before"):
+        blocks._ACCEL.subtree_sums(array("l", [-1, 1]), ["div", "p"], longs, longs, longs, frozenset())
+    with pytest.raises(ValueError, match="same length"):
+        blocks._ACCEL.templates_sums(["HTML"], longs, {}, 1)
+    with pytest.raises(ValueError, match="same length"):
+        blocks._ACCEL.template_mask(["HTML", "HTML.BODY"], ["html", "body"], array("l", [-1]), {}, frozenset())
 
 
 def test_count_rows_share_the_zero_row_and_refuse_unknown_fields(impl):

@@ -296,7 +296,7 @@ def _select(tree: BlockTree, skip: Sequence[bool], sums: tuple[array[int], array
     """One attempt of :func:`select_main`; ``relaxed`` (the retry, step 8) ignores names and prunes nothing."""
     cols = tree.columns
     tags: list = cols.tags
-    parents: list = cols.parents
+    parents: cython.long[:] = cols.parents
     paths: list = cols.paths
     chars: cython.long[:] = sums[0]  # (arrays: compiled, read at C speed)
     links: cython.long[:] = sums[1]
