@@ -26,6 +26,7 @@ __all__ = [
     "PREFIX_MARGIN",
     "block_vectors",
     "hashed_terms",
+    "keyed_stream",
     "self_similar_arrays",
     "self_similar_pairs",
     "similar_page_counts",
@@ -144,6 +145,18 @@ def similar_page_counts(vectors: sp.csr_matrix, pages_indptr: np.ndarray, pages:
     return _FEATURES.similar_page_counts(  # type: ignore[union-attr, no-any-return]
         rows, cols, np.ascontiguousarray(pages_indptr, dtype=np.int64), np.ascontiguousarray(pages, dtype=np.int64),
         n_pages)
+
+
+def keyed_stream(paths: Sequence[str], texts: Sequence[str]) -> bytes:
+    """Each path and text in UTF-8 (surrogates passed), each path followed by a NUL and each text by 0x01, in one
+    byte string (what ``fce.layouts`` hashes into a page's canonical key). Compiled where built
+    (``fce/_features.pyx``: ASCII strings copied as they are stored, one buffer); the same bytes either way."""
+    if _FEATURES is not None:
+        return _FEATURES.keyed_stream(list(paths), list(texts))  # type: ignore[no-any-return]
+    if len(paths) != len(texts):
+        raise ValueError("paths and texts must be of the same length")
+    return b"".join(p.encode("utf-8", "surrogatepass") + b"\0" + t.encode("utf-8", "surrogatepass") + b"\1"
+                    for p, t in zip(paths, texts, strict=True))
 
 
 def similar_pairs(left: sp.csr_matrix, right: sp.csr_matrix, threshold: float = SIMILARITY_THRESHOLD,

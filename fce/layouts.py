@@ -34,7 +34,7 @@ import numpy as np
 
 from fce.blocks import BlockTree
 from fce.detect import DEFAULT_MODE, MIN_FIT, Detector, merged_codes, templates_sums
-from fce.features import _FEATURES
+from fce.features import keyed_stream
 from fce.template import SiteTemplates, Template
 
 if TYPE_CHECKING:
@@ -88,19 +88,9 @@ def page_paths(tree: BlockTree) -> frozenset[str]:
 
 def _canonical_key(tree: BlockTree) -> str:
     """An order for pages that does not depend on the order they were given in (their text and structure): the
-    SHA-1 of every block's path and own text in UTF-8, each path followed by a NUL, each text by 0x01. Compiled
-    (``fce/_features.pyx``), those bytes are written into one buffer and hashed in one call (measured: 4.5 → ~2 ms
-    for 30 pages; a tenth of learning); the Python loop below hashes the same bytes piece by piece."""
-    texts = tree.texts
-    if _FEATURES is not None:
-        return hashlib.sha1(_FEATURES.keyed_stream(tree.columns.paths, texts), usedforsecurity=False).hexdigest()
-    digest = hashlib.sha1(usedforsecurity=False)
-    for path, text in zip(tree.columns.paths, texts, strict=True):
-        digest.update(path.encode("utf-8", "surrogatepass"))
-        digest.update(b"\0")
-        digest.update(text.encode("utf-8", "surrogatepass"))
-        digest.update(b"\1")
-    return digest.hexdigest()
+    SHA-1 of every block's path and own text (:func:`fce.features.keyed_stream`: one buffer, hashed in one call;
+    measured, four hash updates per block took 4.5 ms for 30 pages, a tenth of learning, and this ~2 ms)."""
+    return hashlib.sha1(keyed_stream(tree.columns.paths, tree.texts), usedforsecurity=False).hexdigest()
 
 
 def canonical_order(trees: Sequence[BlockTree]) -> list[int]:

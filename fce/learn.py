@@ -187,14 +187,14 @@ class TemplateLearner:
         for tree, mask in zip(usable, is_content, strict=True):
             # column-wise: a block has own text where its text length is not 0
             cols = tree.columns
-            flags = mask.tolist()
+            block_paths, tags, lengths, flags = cols.paths, cols.tags, cols.text_lengths, mask.tolist()
             # with or without own text (an inline block inherits its paragraph's label)
-            content_support.update(set(compress(cols.paths, flags)))
+            content_support.update(set(compress(block_paths, flags)))
             page_known: set[str] = set()
-            for i in compress(range(len(flags)), cols.text_lengths):
-                path, chars = cols.paths[i], cols.text_lengths[i]
+            for i in compress(range(len(flags)), lengths):
+                path, chars = block_paths[i], lengths[i]
                 page_known.add(path)
-                if cols.tags[i] in INLINE_BLOCK_TAGS:
+                if tags[i] in INLINE_BLOCK_TAGS:
                     inline_paths.add(path)
                 all_chars[path] += chars
                 if flags[i]:

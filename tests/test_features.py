@@ -291,6 +291,21 @@ def test_keyed_stream_is_the_joined_encodings(pairs):
     assert features._FEATURES.keyed_stream(paths, texts) == want
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(KEY_TEXT, KEY_TEXT), max_size=10))
+def test_keyed_stream_is_the_same_compiled_or_not(pairs):
+    paths, texts = [p for p, _ in pairs], [t for _, t in pairs]
+    got = features.keyed_stream(paths, texts)
+    compiled_features = features._FEATURES
+    features._FEATURES = None
+    try:
+        assert features.keyed_stream(paths, texts) == got
+        with pytest.raises(ValueError, match="same length"):
+            features.keyed_stream(paths, [*texts, "x"])
+    finally:
+        features._FEATURES = compiled_features
+
+
 @compiled
 def test_keyed_stream_refuses_what_is_not_pairs_of_strings():
     with pytest.raises(ValueError, match="same length"):
