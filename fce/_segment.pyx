@@ -41,6 +41,7 @@ from cpython.ref cimport PyObject, Py_DECREF, Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM, PyTuple_GET_ITEM
 from cpython.list cimport PyList_GET_ITEM
 from cpython.dict cimport PyDict_GetItem
+from cpython.sequence cimport PySequence_Fast_ITEMS
 from cpython cimport array
 import array
 from cpython.unicode cimport Py_UCS1, Py_UCS2
@@ -724,59 +725,40 @@ cdef class _Builder:
     def texts(self):
         """Per block its own text (``Block.text``: :func:`_own_text` of its text pieces), made once; the blocks
         built later hold the same strings. Without a parts tuple per block: the text pieces are grouped by block
-        (a counting sort of their positions), and only a block with more than one piece that is not a ready
-        whitespace run, or with one that is not collapsed already, is given a tuple to collapse."""
-        cdef Py_ssize_t n = self.size, k, i, j, at, others
+        (a counting sort of their positions) into one array that :func:`_own_text` reads a block's stretch of."""
+        cdef Py_ssize_t n = self.size, k, i, at
         cdef Py_ssize_t* start
-        cdef Py_ssize_t* order
+        cdef PyObject** pieces
         cdef list out
-        cdef object piece, single
-        cdef tuple pieces
         cdef _Scratch scratch
         if self.own is not None:
             return self.own
         out = [""] * n
         start = <Py_ssize_t*>malloc((n + 1) * sizeof(Py_ssize_t))
-        order = <Py_ssize_t*>malloc((self.n_parts + 1) * sizeof(Py_ssize_t))
+        pieces = <PyObject**>malloc((self.n_parts + 1) * sizeof(PyObject*))  # borrowed from the parts
         scratch.buf = NULL
         scratch.cap = 0
-        if start is NULL or order is NULL:
+        if start is NULL or pieces is NULL:
             free(start)
-            free(order)
+            free(pieces)
             raise MemoryError()
         try:
             at = 0
-            for i in range(n):  # block i's text pieces go to order[start[i]:start[i] + n_texts]
+            for i in range(n):  # block i's text pieces go to pieces[start[i]:start[i] + n_texts]
                 start[i] = at
                 at += self.items[i].n_texts
-            start[n] = at
-            for k in range(self.n_parts):  # (start[i] advances while filling, and is restored below)
+            for k in range(self.n_parts):  # (start[i] advances while filling, and is moved back below)
                 if self.parts[k].text is not NULL:
                     i = self.parts[k].owner
-                    order[start[i]] = k
+                    pieces[start[i]] = self.parts[k].text
                     start[i] += 1
             for i in range(n):
-                start[i] -= self.items[i].n_texts
-            for i in range(n):
-                others = 0
-                single = None
-                for j in range(start[i], start[i] + self.items[i].n_texts):
-                    piece = <object>self.parts[order[j]].text
-                    if not _ready_spaces(piece):
-                        others += 1
-                        single = piece
-                if others == 0:
-                    continue  # "" (no piece, or whitespace runs only)
-                if others == 1 and _collapsed(<str>single):  # (as _own_text answers it)
-                    out[i] = single
-                    continue
-                pieces = PyTuple_New(self.items[i].n_texts)
-                for j in range(self.items[i].n_texts):
-                    _set(pieces, j, <object>self.parts[order[start[i] + j]].text)
-                out[i] = _own_text(pieces, self.items[i].n_texts, &scratch)
+                if self.items[i].n_texts:
+                    start[i] -= self.items[i].n_texts
+                    out[i] = _own_text(&pieces[start[i]], self.items[i].n_texts, &scratch)
         finally:
             free(start)
-            free(order)
+            free(pieces)
             free(scratch.buf)
         self.own = out
         return out
@@ -1126,17 +1108,19 @@ cdef Py_ssize_t _collapsed_len(str text) noexcept:
     return n
 
 
-cdef Py_ssize_t _collapse(_char* buf, tuple parts) noexcept:
-    """Write the text pieces of ``parts`` to ``buf`` with whitespace runs collapsed to one space and none at either
-    end; a space is written only when a non-space follows it. Returns the length written."""
-    cdef Py_ssize_t n = 0, i, length
+cdef Py_ssize_t _collapse(_char* buf, PyObject** parts, Py_ssize_t count) noexcept:
+    """Write the text pieces among the ``count`` objects at ``parts`` to ``buf`` with whitespace runs collapsed to
+    one space and none at either end; a space is written only when a non-space follows it. Returns the length
+    written."""
+    cdef Py_ssize_t n = 0, i, k, length
     cdef bint pending = False, space
     cdef int kind
     cdef void* data
     cdef Py_UCS1* latin1
     cdef Py_UCS4 ch
     cdef object piece
-    for piece in parts:
+    for k in range(count):
+        piece = <object>parts[k]
         if type(piece) is not str:
             continue
         if _ready_spaces(piece):
@@ -1186,8 +1170,9 @@ cdef bint _collapsed(str text) noexcept:
     return not after_space
 
 
-cdef str _own_text(tuple parts, Py_ssize_t n_texts, _Scratch* scratch):
-    """A block's own text: its text pieces joined, whitespace collapsed to single spaces and stripped —
+cdef str _own_text(PyObject** parts, Py_ssize_t count, _Scratch* scratch):
+    """A block's own text from the ``count`` objects at ``parts`` (its text pieces, and sub-block indices, which are
+    passed over): the pieces joined, whitespace collapsed to single spaces and stripped —
     ``" ".join("".join(pieces).split())`` (``str.split()`` splits on ``Py_UNICODE_ISSPACE``, as here). Ready
     whitespace runs (:func:`_collect_text`) only separate words; when one other piece remains and it is already
     collapsed, it is the text itself; otherwise the text is written in the narrowest kind of string its pieces
@@ -1197,9 +1182,9 @@ cdef str _own_text(tuple parts, Py_ssize_t n_texts, _Scratch* scratch):
     cdef object piece
     cdef str single = None
     cdef void* grown
-    if n_texts == 0:
-        return ""
-    for piece in parts:
+    cdef Py_ssize_t k
+    for k in range(count):
+        piece = <object>parts[k]
         if type(piece) is not str:
             continue
         if _ready_spaces(piece):
@@ -1223,11 +1208,11 @@ cdef str _own_text(tuple parts, Py_ssize_t n_texts, _Scratch* scratch):
         scratch.buf = grown
         scratch.cap = max(size, 2 * scratch.cap)
     if kind == PyUnicode_1BYTE_KIND:
-        n = _collapse(<Py_UCS1*>scratch.buf, parts)
+        n = _collapse(<Py_UCS1*>scratch.buf, parts, count)
     elif kind == PyUnicode_2BYTE_KIND:
-        n = _collapse(<Py_UCS2*>scratch.buf, parts)
+        n = _collapse(<Py_UCS2*>scratch.buf, parts, count)
     else:
-        n = _collapse(<Py_UCS4*>scratch.buf, parts)
+        n = _collapse(<Py_UCS4*>scratch.buf, parts, count)
     return PyUnicode_FromKindAndData(kind, scratch.buf, n) if n else ""
 
 
@@ -1306,7 +1291,7 @@ def own_texts(list parts):
     try:
         for p in parts:
             block_parts = tuple(p)
-            out.append(_own_text(block_parts, sum([type(x) is str for x in block_parts]), &scratch))
+            out.append(_own_text(PySequence_Fast_ITEMS(block_parts), len(block_parts), &scratch))
     finally:
         free(scratch.buf)
     return out
@@ -1504,8 +1489,6 @@ def join_pieces(pieces):
         return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, n) if n else ""
     finally:
         free(buf)
-
-
 
 
 cdef array.array _longs(long* values, Py_ssize_t n):
