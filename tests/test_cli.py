@@ -485,3 +485,25 @@ def test_the_pure_python_segmentation_gives_the_same_output_end_to_end(tmp_path:
         assert ("pure Python" in methods) == (accel == "1" or importlib.util.find_spec("fce._segment") is None)
         outputs[accel] = done.stdout
     assert outputs[""] == outputs["1"] and outputs[""].strip()
+
+
+def test_the_command_line_imports_no_http_client_nor_redis_until_it_needs_them(tmp_path):
+    # a detection of one local page reads the embedded store: importing httpx and redis-py took ~160 ms of it
+    # (fce.fetch and templates_store.RedisStore import them on first use)
+    site = generate_site("lazy.example", 4, seed=1)
+    page = tmp_path / "page.html"
+    page.write_bytes(site[0].html)
+    code = (
+        "import sys\n"
+        "from fce import cli\n"
+        "try:\n"
+        f"    cli.main(['detect', '--store', 'memory://', {str(page)!r}])\n"
+        "except SystemExit as done:\n"
+        "    assert not done.code, done.code\n"
+        "print(sorted(m for m in ('httpx', 'redis') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
+    from templates_store import RedisStore  # and it is there when asked for
+
+    assert RedisStore.__name__ == "RedisStore"
