@@ -31,9 +31,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress
 from operator import itemgetter
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from fce.blocks import Block, BlockTree, blocks_of
 from fce.features import (
@@ -45,6 +45,9 @@ from fce.features import (
     similar_page_counts,
 )
 from fce.parse import Page
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 __all__ = [
     "CE_MIN_OCCURRENCE",
@@ -187,7 +190,11 @@ def _distinct_blocks(trees: Sequence[BlockTree]) -> _Distinct:
                 keys.append(key)
             ids[i] = k
         key_of.append(np.asarray(ids, dtype=np.int64))
-    vectors = block_vectors([k[0] for k in keys], [k[1] for k in keys]) if keys else sp.csr_matrix((0, 1))
+    if not keys:
+        import scipy.sparse as sp  # (on first use: fce.features)
+
+        return _Distinct(keys=keys, key_of=key_of, vectors=sp.csr_matrix((0, 1)))
+    vectors = block_vectors([k[0] for k in keys], [k[1] for k in keys])
     return _Distinct(keys=keys, key_of=key_of, vectors=vectors)
 
 
@@ -212,6 +219,8 @@ def _page_occurrences(distinct: _Distinct, n_pages: int, threshold: float) -> np
         indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(blocks, minlength=n), out=indptr[1:])
         return similar_page_counts(distinct.vectors, indptr, pages[order], n_pages, threshold)
+    import scipy.sparse as sp  # (on first use: fce.features)
+
     incidence = sp.csr_matrix(
         (np.ones(sum(len(r) for r in rows), dtype=np.int32), (np.concatenate(rows), np.concatenate(cols))),
         shape=(n, n_pages),

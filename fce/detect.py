@@ -29,7 +29,6 @@ from itertools import compress
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from fce import blocks as blocks_module
 from fce.blocks import INLINE_BLOCK_TAGS, Block, BlockTree, blocks_of, join_pieces
@@ -39,6 +38,8 @@ from fce.parse import Page
 from fce.template import Template
 
 if TYPE_CHECKING:
+    import scipy.sparse as sp
+
     from fce.layouts import SiteDetector
 
 __all__ = ["DEFAULT_MODE", "DETECTION_MODES", "MIN_FIT", "Detector", "TemplateMatch"]
@@ -179,6 +180,8 @@ class Detector:
         self._sites: dict[float, SiteDetector] = {}  # as_site()
 
     def _noise_vectors(self) -> sp.csr_matrix:
+        import scipy.sparse as sp  # (on first use: guided detection compares no vectors; fce.features)
+
         if self._noise is None:
             noise = self.template.noise_blocks
             self._noise = (

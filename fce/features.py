@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from fce._accel import switched_off
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 __all__ = [
     "COUNT_FEATURES",
@@ -88,6 +90,9 @@ FEATURES_COMPILED = _FEATURES is not None
 def hashed_terms(texts: Sequence[str]) -> sp.csr_matrix:
     """The term counts of ``texts``, hashed into :data:`N_TERM_FEATURES` columns: ``HashingVectorizer`` as
     :func:`_vectorizer` configures it, or the compiled version of it (``fce/_features.pyx``; the same matrix)."""
+    import scipy.sparse as sp  # (on first use, as in every function here: a detection with a template needs no
+    # sparse matrix, and importing scipy.sparse was a fifth of the command line's start-up)
+
     if _FEATURES is not None:
         data, indices, indptr = _FEATURES.hashed_terms(list(texts), N_TERM_FEATURES)
         return sp.csr_matrix((data, indices, indptr), shape=(len(texts), N_TERM_FEATURES))
@@ -97,6 +102,8 @@ def hashed_terms(texts: Sequence[str]) -> sp.csr_matrix:
 def block_vectors(texts: Sequence[str], counts: np.ndarray | Sequence[Sequence[int]]) -> sp.csr_matrix:
     """L2-normalised feature rows, one per block: hashed term counts followed by the :data:`COUNT_FEATURES`
     (compiled where built: ``fce/_features.pyx``, the same matrix)."""
+    import scipy.sparse as sp
+
     if not len(texts):
         return sp.csr_matrix((0, N_TERM_FEATURES + len(COUNT_FEATURES)), dtype=np.float32)
     if _FEATURES is not None:
@@ -115,6 +122,8 @@ def self_similar_pairs(vectors: sp.csr_matrix, threshold: float = SIMILARITY_THR
     """``similar_pairs(vectors, vectors, threshold)`` (rows of :func:`block_vectors`), found by the compiled
     all-pairs search with prefix filtering where it was built (``fce/_features.pyx``: the same pairs, without the
     product of every two rows sharing a common word), else by the product."""
+    import scipy.sparse as sp
+
     if _FEATURES is None or vectors.shape[0] == 0:
         return similar_pairs(vectors, vectors, threshold)
     rows, cols = self_similar_arrays(vectors, threshold)
@@ -162,6 +171,8 @@ def keyed_stream(paths: Sequence[str], texts: Sequence[str]) -> bytes:
 def similar_pairs(left: sp.csr_matrix, right: sp.csr_matrix, threshold: float = SIMILARITY_THRESHOLD,
                   chunk: int = 2048) -> sp.csr_matrix:
     """Boolean sparse matrix of ``cos(left_i, right_j) > threshold``, computed as chunked sparse products."""
+    import scipy.sparse as sp
+
     blocks = []
     right_t = right.T.tocsc()
     for start in range(0, left.shape[0], chunk):

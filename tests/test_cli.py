@@ -487,23 +487,31 @@ def test_the_pure_python_segmentation_gives_the_same_output_end_to_end(tmp_path:
     assert outputs[""] == outputs["1"] and outputs[""].strip()
 
 
-def test_the_command_line_imports_no_http_client_nor_redis_until_it_needs_them(tmp_path):
-    # a detection of one local page reads the embedded store: importing httpx and redis-py took ~160 ms of it
-    # (fce.fetch and templates_store.RedisStore import them on first use)
-    site = generate_site("lazy.example", 4, seed=1)
+def test_the_command_line_imports_no_http_client_nor_redis_until_it_needs_them(tmp_path, store):
+    # a detection of one local page with a template reads the embedded store and compares no vectors: importing
+    # httpx, redis-py and scipy.sparse took ~0.3 s of it (fce.fetch, templates_store.RedisStore and the sparse
+    # matrices of fce.features import them on first use)
+    site = generate_site("lazy.example", 13, seed=1)
+    write_site(site[:12], tmp_path / "site")
+    learned = run("--store", store, "learn", "--site", "lazy.example", str(tmp_path / "site"))
+    assert learned.exit_code == 0, learned.output
     page = tmp_path / "page.html"
-    page.write_bytes(site[0].html)
+    page.write_bytes(site[12].html)
     code = (
         "import sys\n"
         "from fce import cli\n"
         "try:\n"
-        f"    cli.main(['detect', '--store', 'memory://', {str(page)!r}])\n"
+        f"    cli.main(['detect', '--store', {store!r}, '--site', 'lazy.example', '--format', 'json', {str(page)!r}])\n"
         "except SystemExit as done:\n"
         "    assert not done.code, done.code\n"
-        "print(sorted(m for m in ('httpx', 'redis') if m in sys.modules))\n"
+        "print(sorted(m for m in ('httpx', 'redis', 'scipy', 'sklearn') if m in sys.modules))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
-    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
+    *records, loaded = done.stdout.strip().splitlines()
+    assert loaded == "[]", done.stdout + done.stderr
+    record = json.loads(records[-1])
+    assert record["method"] == "template", record  # the template was applied, not a fallback
+    assert gold_lines_found(record["text"], site[12]) > 0.9
     from templates_store import RedisStore  # and it is there when asked for
 
     assert RedisStore.__name__ == "RedisStore"
