@@ -47,7 +47,7 @@ def _import(root: str | None) -> dict[str, Any]:
     if root is not None:
         sys.path.insert(0, root)
     try:
-        mods = {name: importlib.import_module(name) for name in MODULES}
+        mods: dict[str, Any] = {name: importlib.import_module(name) for name in MODULES}
         mods["fce.methods"]._load()  # the registry imports its modules lazily: do it while this path is first
         if hasattr(mods["fce.detect"], "_mainblock_selection"):  # guided detection's lazy import, bound now
             mods["fce.detect"]._mainblock_selection()

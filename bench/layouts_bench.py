@@ -63,7 +63,8 @@ def _distances(rows: Sequence[tuple[str, Any, str]]) -> dict[str, Any]:
 
     sets = [page_paths(blocks_of(page)) for _, page, _ in rows]
     years = [doc_id[:4] for doc_id, _, _ in rows]
-    same, cross = [], []
+    same: list[float] = []
+    cross: list[float] = []
     for i in range(len(rows)):
         for j in range(i + 1, len(rows)):
             union = len(sets[i] | sets[j])
@@ -112,8 +113,8 @@ def _kfold(site: str, rows: Sequence[tuple[str, Any, str]]) -> dict[str, Any]:
             n_layouts[variant].append(len(records[name].layouts))
             for doc_id in fold.test:
                 page, gold = by_id[doc_id]
-                ex = extract(page, records[name], site=site, mode=mode,
-                             **({} if fallback else {"fallback": None}))
+                ex = (extract(page, records[name], site=site, mode=mode) if fallback
+                      else extract(page, records[name], site=site, mode=mode, fallback=None))
                 scores[variant].append(_score(ex, gold))
                 fits[variant].append(ex.method == "template")
     return {name: {"wf": sum(v) / len(v), "fit_rate": sum(fits[name]) / len(fits[name]),

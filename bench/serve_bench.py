@@ -146,8 +146,12 @@ def _wrk(base: str, bodies: list[bytes], connections: int, seconds: int, tmp: st
                          env={**os.environ, "FCE_BENCH_BODIES": str(lines)}).stdout
     found = {f"p{q}": float(v) * _WRK_UNITS[u]
              for q, v, u in re.findall(r"^\s+(50|90|99)%\s+([\d.]+)(us|ms|s)\s*$", out, re.MULTILINE)}
-    found["requests_per_s"] = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
-    found["server_own_p50"] = float(re.search(r"SERVER_OWN_P50 ([\d.]+)", out).group(1))
+    for key, pattern in (("requests_per_s", r"Requests/sec:\s+([\d.]+)"),
+                         ("server_own_p50", r"SERVER_OWN_P50 ([\d.]+)")):
+        match = re.search(pattern, out)
+        if match is None:
+            raise RuntimeError(f"wrk printed no {key} (its output: {out[-300:]!r})")
+        found[key] = float(match.group(1))
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     if errors:
         raise SystemExit(f"wrk: {errors.group(1)} failed requests:\n{out}")
