@@ -58,9 +58,9 @@ QUICK_LEARN_SIZES = (10, 30)
 
 #: ``--rounds``: the components whose figures the targets read (guided detection, the default fallback, the
 #: reference), each run in that many fresh processes (their baseline too, alternating with them); the round with
-#: the median "× floor" is reported, and every round's in a note. One process's ratio moved by up to 0.15× between
-#: processes run minutes apart on this machine (the same code: 1.44× and 1.61× in one run), while a process's
-#: pages agree with each other: the spread is between processes.
+#: the median "× floor" is reported, and every round's in a note. One process's ratio moved by up to 0.15× from
+#: another's run minutes apart on this machine (in one run, guided detection 1.61× and detection with the fallback,
+#: the same work on nearly every page, 1.44×), while a process's pages agree with each other.
 ROUNDED_COMPONENTS = ("fce-detect", "fce:mainblock", REFERENCE)
 #: ``--baseline``: the fce components also timed on the baseline code, and the prefix of their result keys.
 BASELINE_COMPONENTS = ("fce-parse", "fce-detect", "fce-detect:rules", "fce-detect+fallback", "fce:mainblock",
@@ -284,8 +284,9 @@ def speed_section(rep: Report, args: argparse.Namespace) -> None:
     rep.write(f"Pages: {len(timed_pages)} held-out pages of msv-big9 ({len(learn_sets)} sites; per site "
               f"{common.LEARN_PAGES} pages learned, the others timed), {n_bytes / 1e6:.1f} MB, median "
               f"{median([len(s.read()) for s in timed_pages]) / 1e3:.0f} KB. Each component runs in a fresh "
-              f"process ({args.rounds} processes in turn for those the targets read: see \"Rounds\" below the "
-              f"table): warm-up on {args.warmup} pages, then {args.repeats} passes; a page's time is the median "
+              f"process" + (f" ({args.rounds} processes in turn for those the targets read: see \"Rounds\" below the "
+                            f"table)" if args.rounds > 1 else "") +
+              f": warm-up on {args.warmup} pages, then {args.repeats} passes; a page's time is the median "
               f"of its passes. Times are from the page's bytes to its text (decoding and parsing included). "
               f"\"× floor\" and \"× Resiliparse\" are medians of per-page ratios, each taken within one process: "
               f"every process times lxml's parse (the floor) right before the component on every page, and "
@@ -307,7 +308,6 @@ def speed_section(rep: Report, args: argparse.Namespace) -> None:
     components = ["lxml", "fce-parse", *common.detect_components()]
     components += [f"fce:{m}" for m in common.fce_methods()]
     components += [p for p in common.PEERS if common.peer_available(p)]
-    results: dict[str, dict[str, Any]] = {}
     runs: dict[str, list[dict[str, Any]]] = {}  # every round of every component (and of its baseline)
     for comp in components:
         n_rounds = args.rounds if comp in ROUNDED_COMPONENTS else 1
@@ -332,7 +332,7 @@ def speed_section(rep: Report, args: argparse.Namespace) -> None:
                     rep.write(f"*{label(comp)} (before): fce was not imported from {args.baseline}; skipped.*")
                     continue
                 runs.setdefault(BEFORE + comp, []).append(res)
-    results = {key: _median_round(rs) for key, rs in runs.items()}
+    results: dict[str, dict[str, Any]] = {key: _median_round(rs) for key, rs in runs.items()}
     rounds = {key: sorted(map(_own_x_floor, rs)) for key, rs in runs.items() if len(rs) > 1}
     floor = results.get(FLOOR, {}).get("times_ns")
     ref = results.get(REFERENCE, {}).get("times_ns")
