@@ -190,10 +190,7 @@ def _distinct_blocks(trees: Sequence[BlockTree]) -> _Distinct:
                 keys.append(key)
             ids[i] = k
         key_of.append(np.asarray(ids, dtype=np.int64))
-    if not keys:
-        import scipy.sparse as sp  # (on first use: fce.features)
-
-        return _Distinct(keys=keys, key_of=key_of, vectors=sp.csr_matrix((0, 1)))
+    # (no key: an empty matrix of the vectors' width)
     vectors = block_vectors([k[0] for k in keys], [k[1] for k in keys])
     return _Distinct(keys=keys, key_of=key_of, vectors=vectors)
 

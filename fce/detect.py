@@ -180,14 +180,9 @@ class Detector:
         self._sites: dict[float, SiteDetector] = {}  # as_site()
 
     def _noise_vectors(self) -> sp.csr_matrix:
-        import scipy.sparse as sp  # (on first use: guided detection compares no vectors; fce.features)
-
-        if self._noise is None:
+        if self._noise is None:  # (block_vectors of no block is an empty matrix of the same width)
             noise = self.template.noise_blocks
-            self._noise = (
-                block_vectors([nb.text for nb in noise], [nb.counts for nb in noise]) if noise
-                else sp.csr_matrix((0, 1))
-            )
+            self._noise = block_vectors([nb.text for nb in noise], [nb.counts for nb in noise])
         return self._noise
 
     def as_site(self, min_fit: float = MIN_FIT) -> SiteDetector:
