@@ -41,6 +41,7 @@ from fce.features import (
     FEATURES_COMPILED,
     SIMILARITY_THRESHOLD,
     block_vectors,
+    self_similar_arrays,
     self_similar_pairs,
     similar_page_counts,
 )
@@ -114,7 +115,9 @@ class ContentExtractor:
     * ``threshold_``: the page count at or above which a block is noise;
     * ``n_comparisons_``: block pairs compared: the square of the distinct blocks (``"merged"``) or of all
       text-bearing blocks (``"pairwise"``);
-    * ``distinct_``, ``distinct_occurrences_`` (``"merged"`` only): the distinct blocks and their page counts.
+    * ``distinct_``, ``distinct_occurrences_`` (``"merged"`` only): the distinct blocks and their page counts;
+    * ``similar_pairs_`` (``"merged"`` only): the pairs of distinct blocks whose cosine is above the threshold, as
+      two int32 arrays ``rows, cols`` (both orders of a pair; ``(i, i)`` unless block ``i``'s vector is zero).
     """
 
     def __init__(
@@ -143,7 +146,7 @@ class ContentExtractor:
             self.occurrences_, n_compared = _pairwise_occurrences(trees, self.similarity_threshold)
         else:
             distinct = _distinct_blocks(trees)
-            occurrences = _page_occurrences(distinct, n_pages, self.similarity_threshold)
+            occurrences, self.similar_pairs_ = _page_occurrences(distinct, n_pages, self.similarity_threshold)
             self.distinct_ = distinct
             self.distinct_occurrences_ = occurrences
             self.occurrences_ = [np.where(key_of >= 0, occurrences[np.maximum(key_of, 0)], 0)
@@ -195,37 +198,38 @@ def _distinct_blocks(trees: Sequence[BlockTree]) -> _Distinct:
     return _Distinct(keys=keys, key_of=key_of, vectors=vectors)
 
 
-def _page_occurrences(distinct: _Distinct, n_pages: int, threshold: float) -> np.ndarray:
-    """For every distinct block, the number of pages that hold a block similar to it (itself included).
+def _page_occurrences(distinct: _Distinct, n_pages: int,
+                      threshold: float) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """For every distinct block, the number of pages that hold a block similar to it (itself included); and the
+    similar pairs of distinct blocks (:func:`~fce.features.self_similar_arrays`: ``rows, cols``, both orders of a
+    pair and ``(i, i)`` where the cosine holds, so not for a block whose vector is zero).
 
-    That is the count of nonzeros per row of ``S · I``, where ``S`` marks the similar pairs and every block's
-    pair with itself, and ``I`` is the incidence of blocks and pages. Compiled (``fce/_features.pyx``), the pages
-    are counted straight from the search's pairs (measured: the sparse algebra was ~5 % of learning); the sparse
+    The counts are the nonzeros per row of ``S · I``, where ``S`` marks the similar pairs and every block's pair
+    with itself, and ``I`` is the incidence of blocks and pages. Compiled (``fce/_features.pyx``), the pages are
+    counted straight from the search's pairs (measured: the sparse algebra was ~5 % of learning); the sparse
     product below is the definition it is tested against."""
     n = len(distinct.keys)
     if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    rows, cols = [], []
-    for page, ids in enumerate(distinct.key_of):
-        present = np.unique(ids[ids >= 0])
-        rows.append(present)
-        cols.append(np.full(len(present), page))
+        return np.zeros(0, dtype=np.int64), (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32))
+    # the (block, page) incidences, sorted by block and then page: one sort of block × pages + page
+    ids = np.concatenate(distinct.key_of)
+    page_of = np.repeat(np.arange(len(distinct.key_of), dtype=np.int64), [len(k) for k in distinct.key_of])
+    held = ids >= 0
+    incidences = np.unique(ids[held] * len(distinct.key_of) + page_of[held])
+    blocks, pages = np.divmod(incidences, len(distinct.key_of))
     if FEATURES_COMPILED:
-        blocks, pages = np.concatenate(rows), np.concatenate(cols).astype(np.int64)
-        order = np.argsort(blocks, kind="stable")  # by block, each block's pages in page order
         indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(blocks, minlength=n), out=indptr[1:])
-        return similar_page_counts(distinct.vectors, indptr, pages[order], n_pages, threshold)
+        pairs = self_similar_arrays(distinct.vectors, threshold)
+        return similar_page_counts(pairs, indptr, pages, n_pages), pairs
     import scipy.sparse as sp  # (on first use: fce.features)
 
-    incidence = sp.csr_matrix(
-        (np.ones(sum(len(r) for r in rows), dtype=np.int32), (np.concatenate(rows), np.concatenate(cols))),
-        shape=(n, n_pages),
-    )
-    similar = self_similar_pairs(distinct.vectors, threshold).astype(np.int32)
-    similar = similar.maximum(sp.identity(n, dtype=np.int32, format="csr"))  # a block is similar to itself
+    incidence = sp.csr_matrix((np.ones(len(blocks), dtype=np.int32), (blocks, pages)), shape=(n, n_pages))
+    similar = self_similar_pairs(distinct.vectors, threshold).astype(np.int32).tocoo()
+    pairs = (similar.row.astype(np.int32), similar.col.astype(np.int32))
+    similar = similar.tocsr().maximum(sp.identity(n, dtype=np.int32, format="csr"))  # a block is similar to itself
     pages_with_similar = (similar @ incidence).tocsr()
-    return np.diff(pages_with_similar.indptr).astype(np.int64)
+    return np.diff(pages_with_similar.indptr).astype(np.int64), pairs
 
 
 def _pairwise_occurrences(trees: Sequence[BlockTree], threshold: float) -> tuple[list[np.ndarray], int]:

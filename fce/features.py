@@ -107,7 +107,11 @@ def block_vectors(texts: Sequence[str], counts: np.ndarray | Sequence[Sequence[i
     if not len(texts):
         return sp.csr_matrix((0, N_TERM_FEATURES + len(COUNT_FEATURES)), dtype=np.float32)
     if _FEATURES is not None:
-        table = np.ascontiguousarray(np.asarray(counts, dtype=np.float64).reshape(len(texts), len(COUNT_FEATURES)))
+        if isinstance(counts, list):  # (of tuples, as the callers give them: read in C)
+            table = _FEATURES.count_table(counts, len(COUNT_FEATURES))
+        else:
+            table = np.asarray(counts, dtype=np.float64).reshape(len(texts), len(COUNT_FEATURES))
+        table = np.ascontiguousarray(table)
         data, indices, indptr = _FEATURES.unit_rows(list(texts), table, N_TERM_FEATURES)
         return sp.csr_matrix((data, indices, indptr), shape=(len(texts), N_TERM_FEATURES + len(COUNT_FEATURES)))
     from sklearn.preprocessing import normalize
@@ -145,13 +149,16 @@ def self_similar_arrays(vectors: sp.csr_matrix,
         vectors.data.astype(np.float32, copy=False), vectors.shape[1], threshold, PREFIX_MARGIN)
 
 
-def similar_page_counts(vectors: sp.csr_matrix, pages_indptr: np.ndarray, pages: np.ndarray, n_pages: int,
-                        threshold: float = SIMILARITY_THRESHOLD) -> np.ndarray:
-    """Per row ``i`` of ``vectors`` (a block; ``pages[pages_indptr[i]:pages_indptr[i + 1]]``: the distinct pages
-    holding it, int64), the number of pages holding it or a block similar to it — the pairs of
-    :func:`self_similar_arrays`, counted in C (``fce/_features.pyx``). Compiled only (:data:`FEATURES_COMPILED`)."""
-    rows, cols = self_similar_arrays(vectors, threshold)
-    return _FEATURES.similar_page_counts(  # type: ignore[union-attr, no-any-return]
+def similar_page_counts(pairs: tuple[np.ndarray, np.ndarray], pages_indptr: np.ndarray, pages: np.ndarray,
+                        n_pages: int) -> np.ndarray:
+    """Per block ``i`` (``pages[pages_indptr[i]:pages_indptr[i + 1]]``: the distinct pages holding it, int64), the
+    number of pages holding it or a block similar to it, given the similar pairs of blocks as
+    :func:`self_similar_arrays` returns them (``rows, cols``); counted in C (``fce/_features.pyx``). Compiled only
+    (:data:`FEATURES_COMPILED`)."""
+    if _FEATURES is None:
+        raise RuntimeError("fce._features is not built (or FCE_NO_ACCEL is set)")
+    rows, cols = pairs
+    return _FEATURES.similar_page_counts(  # type: ignore[no-any-return]
         rows, cols, np.ascontiguousarray(pages_indptr, dtype=np.int64), np.ascontiguousarray(pages, dtype=np.int64),
         n_pages)
 

@@ -23,7 +23,7 @@ import numpy as np
 from fce.blocks import DEFAULT_PATH_STYLE, INLINE_BLOCK_TAGS, BlockTree, blocks_of
 from fce.content_extractor import CE_MIN_OCCURRENCE, CE_OCCURRENCE_FRACTION, ContentExtractor
 from fce.errors import LearnError
-from fce.features import COUNT_FEATURES, SIMILARITY_THRESHOLD, block_vectors, self_similar_pairs
+from fce.features import SIMILARITY_THRESHOLD
 from fce.layouts import LAYOUT_DISTANCE, MIN_LAYOUT_PAGES, canonical_order, group_pages, page_paths
 from fce.parse import Page
 from fce.template import LearnParams, NoiseBlock, SiteTemplates, Template
@@ -79,6 +79,8 @@ NOISE_NAME_TOKENS = frozenset({"ad", "ads", "wm", "tags", "share", "menu", "nav"
 #: …unless the same element's names also hold one of these (``content-sidebar-wrap`` wraps the article too).
 CONTENT_NAME_TOKENS = frozenset({"content", "article", "main", "body", "entry", "post", "story", "hentry"})
 
+#: :data:`NOISE_NAME_PARTS` as one pattern (one C call where a generator over the parts made ~26 Python steps).
+_FURNITURE_PART = re.compile("|".join(map(re.escape, NOISE_NAME_PARTS)))
 _QUALIFIER = re.compile(r"([A-Z][A-Z0-9]*)\[([^\]]*)\]")
 _NAME_SPLIT = re.compile(r"[\s#.\-_:]+")
 
@@ -89,7 +91,7 @@ def name_words(qualifier: str) -> tuple[bool, bool]:
     :data:`NOISE_NAME_TOKENS`)."""
     names = qualifier.lower()
     tokens = set(_NAME_SPLIT.split(names))
-    furniture = bool(tokens & NOISE_NAME_TOKENS) or any(part in names for part in NOISE_NAME_PARTS)
+    furniture = bool(tokens & NOISE_NAME_TOKENS) or _FURNITURE_PART.search(names) is not None
     return bool(tokens & CONTENT_NAME_TOKENS), furniture
 
 
@@ -125,8 +127,9 @@ def _version() -> str:
 class TemplateLearner:
     """Learn a :class:`~fce.template.Template` for one site (scikit-learn style: ``fit`` returns ``self``).
 
-    After :meth:`fit`: ``template_`` (the template), ``extractor_`` (the fitted ContentExtractor),
-    ``n_pages_``. Parameters are keyword-only and stored as given.
+    After :meth:`fit`: ``template_`` (the template), ``extractor_`` (the fitted ContentExtractor; its pages are the
+    usable ones, those with text), ``is_content_`` (per usable page, the blocks taken as content: ContentExtractor's
+    labels less link-dense and furniture-named blocks), ``n_pages_``. Parameters are keyword-only and stored as given.
     """
 
     def __init__(
@@ -208,8 +211,9 @@ class TemplateLearner:
             and content_chars[p] >= self.min_content_share * all_chars[p]
             and (c > 1 or p in inline_paths or content_chars[p] >= self.single_page_path_min_chars)
         }
-        noise = _distinct_noise(usable, is_content, paths, self.similarity_threshold)
+        noise = _distinct_noise(ce, is_content, paths)
         self.extractor_ = ce
+        self.is_content_ = is_content
         self.n_pages_ = n
         self.template_ = Template(
             site=self.site,
@@ -322,30 +326,54 @@ class LayoutLearner:
         return self
 
 
-def _distinct_noise(
-    trees: Sequence[BlockTree], is_content: Sequence[np.ndarray], paths: dict[str, int], threshold: float
-) -> tuple[NoiseBlock, ...]:
-    """Noise blocks on content paths, one representative per group of mutually similar blocks of a path."""
-    seen: dict[tuple[str, str, tuple[int, ...]], None] = {}
-    for tree, mask in zip(trees, is_content, strict=True):
-        texts = tree.texts  # column-wise: no Block is built
-        noise = [bool(t) and not c for t, c in zip(texts, mask.tolist(), strict=True)]
-        for path, text, counts in zip(compress(tree.columns.paths, noise), compress(texts, noise),
-                                      compress(tree.count_rows(COUNT_FEATURES), noise), strict=True):
+def _distinct_noise(ce: ContentExtractor, is_content: Sequence[np.ndarray],
+                    paths: dict[str, int]) -> tuple[NoiseBlock, ...]:
+    """Noise blocks on content paths, one representative per group of mutually similar blocks of a path.
+
+    The candidates are the distinct (path, own text, counts) of the pages' noise blocks on a path of ``paths``, in
+    sorted order; each is kept unless an earlier kept candidate of its path is similar to it (cosine of their
+    feature vectors above the threshold). The pairs are those ContentExtractor found among its distinct blocks
+    (``ce.similar_pairs_``: a candidate's (text, counts) is one of them), not searched again: a pair's cosine
+    does not depend on the other blocks of the search (the tests compare this with a search among the candidates).
+    """
+    distinct = ce.distinct_
+    rows, cols = ce.similar_pairs_
+    seen: dict[tuple[str, int], None] = {}
+    for tree, key_of, mask in zip(ce.trees_, distinct.key_of, is_content, strict=True):
+        # column-wise: a block with own text has a key (>= 0); no Block is built
+        noise = ((key_of >= 0) & ~mask).tolist()
+        for path, key in zip(compress(tree.columns.paths, noise), compress(key_of.tolist(), noise), strict=True):
             if path in paths:
-                seen.setdefault((path, text, counts), None)
-    candidates = sorted(seen)
+                seen.setdefault((path, key), None)
+    keys = distinct.keys
+    candidates = sorted(seen, key=lambda c: (c[0], keys[c[1]]))  # by (path, text, counts)
     if not candidates:
         return ()
-    vectors = block_vectors([c[1] for c in candidates], [c[2] for c in candidates])
-    similar = self_similar_pairs(vectors, threshold)
+    # each key's similar keys (the pairs sorted by their first block)
+    order = np.argsort(rows, kind="stable")
+    partners = cols[order].tolist()
+    starts = np.zeros(len(keys) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=len(keys)), out=starts[1:])
+    first = starts.tolist()
     kept: list[int] = []
-    covered = np.zeros(len(candidates), dtype=bool)
-    for i, (path, _, _) in enumerate(candidates):
-        if covered[i]:
-            continue
-        kept.append(i)
-        row = similar.indices[similar.indptr[i]:similar.indptr[i + 1]]
-        same_path = [j for j in row if candidates[j][0] == path]
-        covered[same_path] = True
-    return tuple(NoiseBlock(path=candidates[i][0], text=candidates[i][1], counts=candidates[i][2]) for i in kept)
+    at = 0
+    while at < len(candidates):  # one path at a time (its candidates are consecutive)
+        path = candidates[at][0]
+        end = at
+        of_key: dict[int, int] = {}  # key -> its candidate on this path
+        while end < len(candidates) and candidates[end][0] == path:
+            of_key[candidates[end][1]] = end
+            end += 1
+        covered: set[int] = set()
+        for i in range(at, end):
+            if i in covered:
+                continue
+            kept.append(i)
+            key = candidates[i][1]
+            for other in partners[first[key]:first[key + 1]]:
+                j = of_key.get(other)
+                if j is not None:
+                    covered.add(j)
+        at = end
+    return tuple(NoiseBlock(path=candidates[i][0], text=keys[candidates[i][1]][0], counts=keys[candidates[i][1]][1])
+                 for i in kept)

@@ -125,11 +125,15 @@ def test_compiled_page_counts_are_the_sparse_products(seed, monkeypatch):
     site = generate_site(f"occ{seed}.example", 10, seed=seed)
     trees = [blocks_of(parse_page(p.html, url=p.url)) for p in site]
     distinct = content_extractor._distinct_blocks(trees)
-    counted = content_extractor._page_occurrences(distinct, len(trees), 0.9)
+    counted, searched = content_extractor._page_occurrences(distinct, len(trees), 0.9)
     monkeypatch.setattr(content_extractor, "FEATURES_COMPILED", False)
-    product = content_extractor._page_occurrences(distinct, len(trees), 0.9)
+    product, multiplied = content_extractor._page_occurrences(distinct, len(trees), 0.9)
     np.testing.assert_array_equal(counted, product)
     assert counted.dtype == product.dtype == np.int64 and counted.max() == len(trees)  # the navigation recurs
+    # and the similar pairs kept for the noise blocks are the product's
+    pairs = [sorted(zip(rows.tolist(), cols.tolist(), strict=True)) for rows, cols in (searched, multiplied)]
+    assert pairs[0] == pairs[1] and pairs[0]
+    assert all(a.dtype == np.int32 for a in (*searched, *multiplied))
 
 
 @pytest.mark.parametrize(("n", "expected"), [(1, 1), (2, 2), (10, 2), (30, 2), (60, 3), (100, 5)])

@@ -64,11 +64,15 @@ def test_murmurhash_is_scikit_learns(data, seed):
 # a text holding one has no UTF-8 form), characters whose lower case is longer ("İ")
 ANY_TEXT = st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=40)
 WORDY_TEXT = st.text(alphabet=st.sampled_from("aZé_9 İß\u2163\u0663\U0001d7d8\ud800,.-\t\u00a0"), max_size=40)
+# ASCII only (read byte by byte by the compiled hashing): every ASCII character, and words of mixed case
+ASCII_TEXT = st.text(alphabet=st.characters(max_codepoint=127), max_size=60)
+ASCII_WORDS = st.lists(st.sampled_from(["The", "a", "STORM", "x_1", "42", "_", "Zz", "@", "-", " ", "\t", "\n"]),
+                       max_size=30).map("".join)
 
 
 @compiled
 @settings(max_examples=500, deadline=None)
-@given(st.lists(st.one_of(ANY_TEXT, WORDY_TEXT), min_size=1, max_size=6))
+@given(st.lists(st.one_of(ANY_TEXT, WORDY_TEXT, ASCII_TEXT, ASCII_WORDS), min_size=1, max_size=6))
 def test_compiled_terms_are_the_hashing_vectorizers(texts):
     from fce import _features  # type: ignore[attr-defined]
 
@@ -241,7 +245,7 @@ def counted_pages(vectors: sp.csr_matrix, block_pages: list[list[int]], n_pages:
                   threshold: float) -> np.ndarray:
     indptr = np.cumsum([0] + [len(p) for p in block_pages])
     pages = np.asarray([p for ps in block_pages for p in sorted(ps)], dtype=np.int64)
-    return features.similar_page_counts(vectors, indptr, pages, n_pages, threshold)
+    return features.similar_page_counts(features.self_similar_arrays(vectors, threshold), indptr, pages, n_pages)
 
 
 @compiled
@@ -312,3 +316,24 @@ def test_keyed_stream_refuses_what_is_not_pairs_of_strings():
         features._FEATURES.keyed_stream(["a"], [])
     with pytest.raises(TypeError, match="str"):
         features._FEATURES.keyed_stream(["a"], [b"x"])
+
+
+@compiled
+@given(st.lists(st.tuples(*[st.integers(0, 2**40)] * 5), max_size=20), st.booleans())
+def test_count_table_is_numpys(rows, as_lists):
+    from fce import _features  # type: ignore[attr-defined]
+
+    given_rows = [list(r) for r in rows] if as_lists else rows
+    got = _features.count_table(given_rows, 5)
+    np.testing.assert_array_equal(got, np.asarray(rows, dtype=np.float64).reshape(len(rows), 5))
+    assert got.dtype == np.float64 and got.flags.c_contiguous
+
+
+@compiled
+def test_count_table_refuses_rows_of_another_width():
+    from fce import _features  # type: ignore[attr-defined]
+
+    with pytest.raises(ValueError, match="row 1 has 4 counts, not 5"):
+        _features.count_table([(0,) * 5, (0,) * 4], 5)
+    with pytest.raises(ValueError):
+        features.block_vectors(["a", "b"], [(0,) * 5, (1,) * 6])

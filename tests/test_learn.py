@@ -111,3 +111,65 @@ def test_what_a_path_counts_toward():
     assert "HTML.BODY.DIV.P.SPAN" not in template.known_paths
     assert template.known_paths["HTML.BODY.DIV.P"] == 4 and template.known_paths["HTML.BODY.UL.LI"] == 4
     assert "HTML.BODY.UL.LI" not in template.content_paths
+
+
+def _noise_by_search(learner):
+    """The definition of a template's noise blocks: the distinct (path, text, counts) of the noise blocks on content
+    paths, sorted, each kept unless an earlier kept one of its path is similar to it by a search among them."""
+    from itertools import compress
+
+    from fce.features import COUNT_FEATURES, block_vectors, self_similar_pairs
+    from fce.template import NoiseBlock
+
+    ce, paths = learner.extractor_, learner.template_.content_paths
+    seen = set()
+    for tree, mask in zip(ce.trees_, learner.is_content_, strict=True):
+        noise = [bool(t) and not c for t, c in zip(tree.texts, mask.tolist(), strict=True)]
+        for path, text, counts in zip(compress(tree.columns.paths, noise), compress(tree.texts, noise),
+                                      compress(tree.count_rows(COUNT_FEATURES), noise), strict=True):
+            if path in paths:
+                seen.add((path, text, counts))
+    candidates = sorted(seen)
+    if not candidates:
+        return ()
+    similar = self_similar_pairs(block_vectors([c[1] for c in candidates], [c[2] for c in candidates]),
+                                 learner.similarity_threshold)
+    kept, covered = [], set()
+    for i, (path, _, _) in enumerate(candidates):
+        if i not in covered:
+            kept.append(i)
+            covered.update(j for j in similar[i].indices.tolist() if candidates[j][0] == path)
+    return tuple(NoiseBlock(path=candidates[i][0], text=candidates[i][1], counts=candidates[i][2]) for i in kept)
+
+
+def _promo_pages(n=8):
+    # the article's paragraphs are unique; a promo paragraph on the same path varies in one word (similar, not
+    # identical), and a note recurs with either of two links (identical counts and text, or not)
+    out = []
+    for i in range(n):
+        paras = "".join(f"<p>Article {i} paragraph {k} tells of harbour {i * 7 + k} and the tides of season {k}.</p>"
+                        for k in range(3))
+        promo = f"<p>Subscribe today to our newsletter for daily news updates and offers number {i % 3}</p>"
+        note = '<p>Read more in <a href="/a">our archive</a></p>' if i % 2 else "<p>Read more in our archive</p>"
+        out.append(parse_page(f"<html><body><div id='nav'><a href='/'>Home</a> <a href='/w'>World</a></div>"
+                              f"<div id='story'>{paras}{promo}{note}</div></body></html>".encode()))
+    return out
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("source", ["promo", "site", "table"])
+def test_noise_blocks_are_the_search_among_them(source, compiled, monkeypatch):
+    # the pairs ContentExtractor found among its distinct blocks stand in for a search among the noise candidates
+    from fce import content_extractor
+
+    if not compiled:
+        monkeypatch.setattr(content_extractor, "FEATURES_COMPILED", False)
+    pages = (_promo_pages() if source == "promo"
+             else [p for _, p in site_pages("noise.test", 20, 3, "div" if source == "site" else "table")])
+    learner = TemplateLearner("noise.test", path_style="paper", min_content_share=0.0, max_link_density=1.0)
+    template = learner.fit(pages).template_
+    want = _noise_by_search(learner)
+    assert template.noise_blocks == want
+    if source == "promo":
+        texts = [nb.text for nb in template.noise_blocks]
+        assert sum("Subscribe" in t for t in texts) == 1, texts  # the variants are similar: one is kept
