@@ -260,6 +260,22 @@ def count_table(list rows, Py_ssize_t width):
     return out
 
 
+def index_of(list items, dict table):
+    """Per item its number in ``table`` (a dict of item → 0, 1, …), items not yet in it added with the next
+    number; as int64. ``fce.features.index_of``."""
+    cdef Py_ssize_t n = len(items), i
+    out = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] ids = out
+    for i in range(n):
+        item = items[i]
+        k = table.get(item)
+        if k is None:
+            k = len(table)
+            table[item] = k
+        ids[i] = k
+    return out
+
+
 def unit_rows(list texts, const double[:, ::1] counts, int n_features):
     """``(data, indices, indptr)`` of :func:`fce.features.block_vectors`: the hashed term counts of each text
     (:func:`hashed_terms`), then its ``counts`` in the columns from ``n_features`` on (zeros left out), each row

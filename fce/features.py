@@ -28,6 +28,7 @@ __all__ = [
     "PREFIX_MARGIN",
     "block_vectors",
     "hashed_terms",
+    "index_of",
     "keyed_stream",
     "self_similar_arrays",
     "self_similar_pairs",
@@ -161,6 +162,15 @@ def similar_page_counts(pairs: tuple[np.ndarray, np.ndarray], pages_indptr: np.n
     return _FEATURES.similar_page_counts(  # type: ignore[no-any-return]
         rows, cols, np.ascontiguousarray(pages_indptr, dtype=np.int64), np.ascontiguousarray(pages, dtype=np.int64),
         n_pages)
+
+
+def index_of(items: Sequence[str], table: dict[str, int]) -> np.ndarray:
+    """Per item its number in ``table`` (item → 0, 1, … in order of first sight), adding the items not yet in it
+    with the next numbers; an int64 array. Lets strings (a block's path) be counted and summed by NumPy (compiled
+    where built: ``fce/_features.pyx``; the same numbers either way)."""
+    if _FEATURES is not None:
+        return _FEATURES.index_of(list(items), table)  # type: ignore[no-any-return]
+    return np.fromiter((table.setdefault(item, len(table)) for item in items), dtype=np.int64, count=len(items))
 
 
 def keyed_stream(paths: Sequence[str], texts: Sequence[str]) -> bytes:

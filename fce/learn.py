@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from itertools import compress
@@ -23,7 +22,7 @@ import numpy as np
 from fce.blocks import DEFAULT_PATH_STYLE, INLINE_BLOCK_TAGS, BlockTree, blocks_of
 from fce.content_extractor import CE_MIN_OCCURRENCE, CE_OCCURRENCE_FRACTION, ContentExtractor
 from fce.errors import LearnError
-from fce.features import SIMILARITY_THRESHOLD
+from fce.features import SIMILARITY_THRESHOLD, index_of
 from fce.layouts import LAYOUT_DISTANCE, MIN_LAYOUT_PAGES, canonical_order, group_pages, page_paths
 from fce.parse import Page
 from fce.template import LearnParams, NoiseBlock, SiteTemplates, Template
@@ -162,6 +161,10 @@ class TemplateLearner:
         self.inline_inherit = inline_inherit
 
     def fit(self, pages: Sequence[Page] | Sequence[BlockTree]) -> TemplateLearner:
+        return self._fit(pages, {})
+
+    def _fit(self, pages: Sequence[Page] | Sequence[BlockTree], named: dict[str, bool]) -> TemplateLearner:
+        """:meth:`fit`, with ``named`` caching :func:`noise_named` per path (shared by the layouts of a site)."""
         if self.rules not in RULES:
             raise ValueError(f"rules must be one of {RULES}, not {self.rules!r}")
         trees = [p if isinstance(p, BlockTree) else blocks_of(p, self.path_style) for p in pages]
@@ -179,38 +182,39 @@ class TemplateLearner:
             path_style=self.path_style,
         ).fit(usable)
         n = len(usable)
-        named: dict[str, bool] = {}  # noise_named per path, for all pages
         is_content = [self._content_mask(tree, mask, named)
                       for tree, mask in zip(usable, ce.is_content_, strict=True)]
-        content_support: Counter[str] = Counter()
-        known: Counter[str] = Counter()
-        inline_paths: set[str] = set()
-        content_chars: Counter[str] = Counter()
-        all_chars: Counter[str] = Counter()
-        for tree, mask in zip(usable, is_content, strict=True):
-            # column-wise: a block has own text where its text length is not 0
-            cols = tree.columns
-            block_paths, tags, lengths, flags = cols.paths, cols.tags, cols.text_lengths, mask.tolist()
-            # with or without own text (an inline block inherits its paragraph's label)
-            content_support.update(set(compress(block_paths, flags)))
-            page_known: set[str] = set()
-            for i in compress(range(len(flags)), lengths):
-                path, chars = block_paths[i], lengths[i]
-                page_known.add(path)
-                if tags[i] in INLINE_BLOCK_TAGS:
-                    inline_paths.add(path)
-                all_chars[path] += chars
-                if flags[i]:
-                    content_chars[path] += chars
-            known.update(page_known)
+        # per path (numbered in `names`), over all pages at once: the pages where a content block has it (with or
+        # without own text: an inline block inherits its paragraph's label), the pages where a block with own text
+        # has it, whether an inline block with own text has it, and the characters of own text on it, all and
+        # content (sums of ints in float64: exact)
+        names: dict[str, int] = {}
+        ids = np.concatenate([index_of(tree.columns.paths, names) for tree in usable])
+        flags = np.concatenate(is_content)
+        lengths = np.concatenate([np.frombuffer(tree.columns.text_lengths, dtype="l") for tree in usable])
+        tag_names: dict[str, int] = {}
+        tags = np.concatenate([index_of(tree.columns.tags, tag_names) for tree in usable])
+        inline = np.array([tag in INLINE_BLOCK_TAGS for tag in tag_names], dtype=bool)[tags]
+        page = np.repeat(np.arange(n, dtype=np.int64), [len(tree.columns.paths) for tree in usable])
+        n_paths = len(names)
+        has_text = lengths > 0
+
+        def pages_with(where: np.ndarray) -> np.ndarray:
+            return np.bincount(np.unique(page[where] * n_paths + ids[where]) % n_paths, minlength=n_paths)
+
+        content_support = pages_with(flags)
+        known = pages_with(has_text)
+        inline_paths = np.bincount(ids[has_text & inline], minlength=n_paths) > 0
+        all_chars = np.bincount(ids, weights=lengths, minlength=n_paths)
+        content_chars = np.bincount(ids[flags], weights=lengths[flags], minlength=n_paths)
         need = max(1, math.ceil(self.min_path_support * n))
-        paths = {
-            p: c
-            for p, c in content_support.items()
-            if c >= need
-            and content_chars[p] >= self.min_content_share * all_chars[p]
-            and (c > 1 or p in inline_paths or content_chars[p] >= self.single_page_path_min_chars)
-        }
+        chosen = ((content_support >= need) & (content_chars >= self.min_content_share * all_chars)
+                  & ((content_support > 1) | inline_paths | (content_chars >= self.single_page_path_min_chars)))
+        path_of = list(names)
+        paths = {path_of[i]: c for i, c in zip(np.flatnonzero(chosen).tolist(),
+                                                content_support[chosen].tolist(), strict=True)}
+        known_paths = {path_of[i]: c for i, c in zip(np.flatnonzero(known).tolist(), known[known > 0].tolist(),
+                                                     strict=True)}
         noise = _distinct_noise(ce, is_content, paths)
         self.extractor_ = ce
         self.is_content_ = is_content
@@ -219,7 +223,7 @@ class TemplateLearner:
             site=self.site,
             content_paths=paths,
             noise_blocks=noise,
-            known_paths=dict(known),
+            known_paths=known_paths,
             n_pages=n,
             params=LearnParams(
                 similarity_threshold=self.similarity_threshold,
@@ -244,11 +248,11 @@ class TemplateLearner:
         mask = mask.copy()
         limit = self.max_link_density
         cols = tree.columns
-        paths, link_chars, text_lengths = cols.paths, cols.link_chars, cols.text_lengths
-        for i in np.flatnonzero(mask).tolist():
-            if limit < 1.0 and link_chars[i] > limit * text_lengths[i]:
-                mask[i] = False
-            elif self.noise_names:
+        if limit < 1.0:  # (int against float in float64, as Python compares them: the counts are far below 2**53)
+            mask &= ~(np.frombuffer(cols.link_chars, dtype="l") > limit * np.frombuffer(cols.text_lengths, dtype="l"))
+        if self.noise_names:
+            paths = cols.paths
+            for i in np.flatnonzero(mask).tolist():
                 path = paths[i]
                 flag = named.get(path)
                 if flag is None:
@@ -315,9 +319,10 @@ class LayoutLearner:
         params = dict(self.template_params or {})
         labels = np.full(len(trees), -1, dtype=np.int64)
         layouts = []
+        named: dict[str, bool] = {}  # noise_named per path, for all layouts
         for index, group in enumerate(members):
             learner = TemplateLearner(self.site, path_style=self.path_style, **params)
-            layouts.append(learner.fit([trees[i] for i in group]).template_)
+            layouts.append(learner._fit([trees[i] for i in group], named).template_)
             labels[group] = index
         self.labels_ = labels
         self.n_pages_ = len(usable)

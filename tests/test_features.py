@@ -337,3 +337,16 @@ def test_count_table_refuses_rows_of_another_width():
         _features.count_table([(0,) * 5, (0,) * 4], 5)
     with pytest.raises(ValueError):
         features.block_vectors(["a", "b"], [(0,) * 5, (1,) * 6])
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_index_of_numbers_items_in_order_of_first_sight(compiled, monkeypatch):
+    if not compiled:
+        monkeypatch.setattr(features, "_FEATURES", None)
+    elif features._FEATURES is None:
+        pytest.skip("fce._features is not built")
+    table = {"b": 0}
+    got = features.index_of(["a", "b", "a", "c"], table)
+    assert got.tolist() == [1, 0, 1, 2] and got.dtype == np.int64
+    assert table == {"b": 0, "a": 1, "c": 2}
+    assert features.index_of([], table).tolist() == []
