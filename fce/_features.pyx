@@ -26,7 +26,7 @@ import numpy as np
 from cpython.unicode cimport Py_UNICODE_ISALNUM
 from libc.math cimport sqrt
 from libc.stdlib cimport free, malloc, qsort
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 from cpython.list cimport PyList_GET_ITEM
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
 
@@ -91,13 +91,19 @@ def murmurhash3_32(bytes data, unsigned int seed=0):
     return _murmur(<const uint8_t*><const char*>data, len(data), seed)
 
 
+#: Per byte of ASCII text: its lowercase (``str.lower`` of an ASCII character), and whether it is a word character
+#: (``\\w`` of the token pattern: letters, digits, "_").
+cdef uint8_t _ASCII_LOWER[256]
+cdef uint8_t _ASCII_WORD[256]
+for _b in range(256):
+    _ASCII_LOWER[_b] = _b + 32 if 65 <= _b <= 90 else _b
+    _ASCII_WORD[_b] = 48 <= _b <= 57 or 65 <= _b <= 90 or 97 <= _b <= 122 or _b == 95
+
+
 cdef inline bint _is_word(Py_UCS4 ch) noexcept:
-    return ch == 95 or Py_UNICODE_ISALNUM(ch)  # 95: "_"
-
-
-cdef int _compare_int32(const void* a, const void* b) noexcept nogil:
-    cdef int32_t x = (<const int32_t*>a)[0], y = (<const int32_t*>b)[0]
-    return (x > y) - (x < y)
+    if ch < 128:
+        return _ASCII_WORD[ch]
+    return Py_UNICODE_ISALNUM(ch)
 
 
 cdef int _compare_int64(const void* a, const void* b) noexcept nogil:
@@ -105,17 +111,41 @@ cdef int _compare_int64(const void* a, const void* b) noexcept nogil:
     return (x > y) - (x < y)
 
 
-#: Rows up to this long are sorted by insertion (most blocks have a few terms); longer ones by ``qsort``, so that
-#: one huge block (a 10 MB page of text in one element) costs n log n, not n².
+#: Rows up to this long are sorted by insertion (most blocks have a few terms); longer ones by a radix sort (8 bits a
+#: pass), so that one huge block (a 10 MB page of text in one element) costs linear time, not n². It replaced
+#: ``qsort``, whose call per comparison was most of the hashing of long blocks.
 DEF SHORT_ROW = 32
 
 
-cdef void _sort(int32_t* a, Py_ssize_t n) noexcept nogil:
-    """Sort a row's buckets in increasing order."""
-    cdef Py_ssize_t i, j
+cdef void _sort(int32_t* a, int32_t* spare, Py_ssize_t n, int passes) noexcept nogil:
+    """Sort a row's buckets (``0 ≤ a[i] < 2**(8 * passes)``) in increasing order; ``spare`` holds ``n`` values."""
+    cdef Py_ssize_t i, j, total, c
     cdef int32_t v
+    cdef Py_ssize_t count[256]
+    cdef int32_t* src = a
+    cdef int32_t* dst = spare
+    cdef int32_t* swap
+    cdef int p, shift = 0
     if n > SHORT_ROW:
-        qsort(a, n, sizeof(int32_t), _compare_int32)
+        for p in range(passes):  # least significant byte first; each pass stable
+            memset(count, 0, sizeof(count))
+            for i in range(n):
+                count[(src[i] >> shift) & 255] += 1
+            total = 0
+            for j in range(256):
+                c = count[j]
+                count[j] = total
+                total += c
+            for i in range(n):
+                v = src[i]
+                dst[count[(v >> shift) & 255]] = v
+                count[(v >> shift) & 255] += 1
+            swap = src
+            src = dst
+            dst = swap
+            shift += 8
+        if src != a:
+            memcpy(a, src, n * sizeof(int32_t))
         return
     for i in range(1, n):
         v = a[i]
@@ -145,15 +175,6 @@ cdef Py_ssize_t _hash_words(str low, const uint8_t* utf8, int32_t n_features, in
         out[n] = _bucket(_murmur(utf8 + start, at - start, 0), n_features)
         n += 1
     return n
-
-
-#: Per byte of ASCII text: its lowercase (``str.lower`` of an ASCII character), and whether it is a word character
-#: (``\\w`` of the token pattern: letters, digits, "_").
-cdef uint8_t _ASCII_LOWER[256]
-cdef uint8_t _ASCII_WORD[256]
-for _b in range(256):
-    _ASCII_LOWER[_b] = _b + 32 if 65 <= _b <= 90 else _b
-    _ASCII_WORD[_b] = 48 <= _b <= 57 or 65 <= _b <= 90 or 97 <= _b <= 122 or _b == 95
 
 
 cdef Py_ssize_t _hash_ascii(const uint8_t* text, Py_ssize_t length, uint8_t* low, int32_t n_features,
@@ -186,13 +207,15 @@ def hashed_terms(list texts, int n_features):
     if n_features <= 0:
         raise ValueError(f"n_features must be positive, not {n_features}")
     cdef Py_ssize_t n_texts = len(texts)
-    cdef Py_ssize_t capacity = 0, longest = 0
+    cdef Py_ssize_t capacity = 0, longest = 0, widest = 0
     cdef Py_ssize_t row, n, i, size
     cdef list lows = [None if PyUnicode_IS_ASCII(<str?>text) else (<str>text).lower() for text in texts]
     for row in range(n_texts):
         low = lows[row]
         size = len(<str>texts[row]) if low is None else len(<str>low)
         capacity += (size + 1) // 2  # a word and the character after it: at most one per two
+        if (size + 1) // 2 > widest:
+            widest = (size + 1) // 2
         if low is None and size > longest:
             longest = size
     if capacity > 2147483647:
@@ -201,6 +224,11 @@ def hashed_terms(list texts, int n_features):
     indices_array = np.empty(max(capacity, 1), dtype=np.int32)
     data_array = np.empty(max(capacity, 1), dtype=np.float32)
     scratch_array = np.empty(max(longest, 1), dtype=np.uint8)  # the lowercased bytes of an ASCII text
+    cdef int passes = 1
+    while passes < 4 and (n_features - 1) >> (8 * passes):
+        passes += 1
+    spare_array = np.empty(max(widest, 1), dtype=np.int32)  # the radix sort's other half
+    cdef int32_t[::1] spare = spare_array
     cdef int32_t[::1] indptr = indptr_array
     cdef int32_t[::1] indices = indices_array
     cdef float[::1] data = data_array
@@ -226,7 +254,7 @@ def hashed_terms(list texts, int n_features):
                 passed = (<str>low).encode("utf-8", "surrogatepass")
                 utf8 = <const uint8_t*><const char*>passed
             n = _hash_words(low, utf8, n_features, words)
-        _sort(words, n)
+        _sort(words, &spare[0], n, passes)
         size = 0
         i = 0
         while i < n:
@@ -327,11 +355,13 @@ def unit_rows(list texts, const double[:, ::1] counts, int n_features):
 
 cdef int _sort_by_frequency(int32_t* pos, const int32_t* columns, const int32_t* df, Py_ssize_t n) except -1 nogil:
     """Order a row's positions ``pos`` (``pos[i]`` is ``pos[0] + i`` on entry) by their column's frequency ``df``,
-    most frequent first, ties by position: one 64-bit key per entry, sorted by ``qsort``. (Which of two equally
-    frequent terms comes first changes which of them is indexed, never which pairs are found.)"""
-    cdef Py_ssize_t i
+    most frequent first, ties by position: one 64-bit key per entry, sorted by insertion up to
+    :data:`SHORT_ROW` entries (most rows), else by ``qsort``. (Which of two equally frequent terms comes first
+    changes which of them is indexed, never which pairs are found.)"""
+    cdef Py_ssize_t i, j
     cdef int32_t first = pos[0]
     cdef int64_t* keys
+    cdef int64_t v
     if n <= 1:
         return 0
     keys = <int64_t*>malloc(n * sizeof(int64_t))
@@ -340,7 +370,16 @@ cdef int _sort_by_frequency(int32_t* pos, const int32_t* columns, const int32_t*
             raise MemoryError()
     for i in range(n):
         keys[i] = ((<int64_t>(2147483647 - df[columns[first + i]])) << 32) | <int64_t>i
-    qsort(keys, n, sizeof(int64_t), _compare_int64)
+    if n > SHORT_ROW:
+        qsort(keys, n, sizeof(int64_t), _compare_int64)
+    else:
+        for i in range(1, n):
+            v = keys[i]
+            j = i - 1
+            while j >= 0 and keys[j] > v:
+                keys[j + 1] = keys[j]
+                j -= 1
+            keys[j + 1] = v
     for i in range(n):
         pos[i] = first + <int32_t><uint32_t>keys[i]  # (the low half: the position)
     free(keys)
