@@ -9,8 +9,8 @@
     fce eval DATA...                               score methods against gold text (:mod:`fce.evaluation`)
 
 Errors are mapped to exit codes in one place, :func:`_fail` (the codes are ``fce.errors.EXIT_CODES``; 2 is a
-usage error, 1 an internal error, 130 an interrupt). Every message is one line on stderr; a traceback is
-printed only with ``FCE_DEBUG=1``, and store URLs are always shown redacted.
+usage error, 1 an internal error, 130 an interrupt, 141 a closed output pipe). Every message is one line on
+stderr; a traceback is printed only with ``FCE_DEBUG=1``, and store URLs are always shown redacted.
 """
 
 from __future__ import annotations
@@ -48,6 +48,9 @@ __all__ = ["app", "main"]
 #: Exit status of an unexpected exception (a bug) and of an interrupt (128 + SIGINT, as shells do).
 EXIT_INTERNAL = 1
 EXIT_INTERRUPTED = 130
+#: Exit status when the reader of the output closed it (``fce detect … | head``): 128 + SIGPIPE, what a shell
+#: reports for ``cat`` or ``grep`` in the same place (Python ignores SIGPIPE, so it is set explicitly, silently).
+EXIT_CLOSED_OUTPUT = 141
 
 _DEBUG_ENV = "FCE_DEBUG"
 
@@ -95,14 +98,28 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def _discard_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no file descriptor (stdout replaced, e.g. under a test runner)
+        pass
+
+
 class _Group(TyperGroup):
     """The app's group: maps every exception a command raises through :func:`_fail`."""
 
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
-        except (typer.Exit, typer.Abort, typer.TyperException, BrokenPipeError):
-            raise  # Typer's own: usage errors (2), --help, explicit exits; a closed pipe exits quietly
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise  # Typer's own: usage errors (2), --help, explicit exits
+        except BrokenPipeError:
+            # the output's reader is gone: no message, and what is still buffered goes nowhere (not to a closed
+            # pipe at exit, where Python would print "Exception ignored")
+            _discard_stdout()
+            raise typer.Exit(EXIT_CLOSED_OUTPUT) from None
         except (Exception, KeyboardInterrupt) as exc:
             _fail(exc)
 

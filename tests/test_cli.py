@@ -515,3 +515,18 @@ def test_the_command_line_imports_no_http_client_nor_redis_until_it_needs_them(t
     from templates_store import RedisStore  # and it is there when asked for
 
     assert RedisStore.__name__ == "RedisStore"
+
+
+def test_a_closed_output_pipe_exits_141_quietly(inputs: Path) -> None:
+    # `fce detect … | head`: the reader is gone before fce writes; no message, no "Exception ignored", and the
+    # shell's code for a program stopped by SIGPIPE
+    env = {k: v for k, v in os.environ.items() if k not in ("FCE_STORE", "FCE_DEBUG")}
+    env["FCE_DATA_DIR"] = str(inputs / "pipe-data")
+    proc = subprocess.Popen([sys.executable, "-m", "fce", "detect", "--method", "plain", str(inputs / "page.html")],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    with proc.stderr:
+        err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141, err
+    assert err == ""
