@@ -117,6 +117,24 @@ cdef int _compare_int64(const void* a, const void* b) noexcept nogil:
 DEF SHORT_ROW = 32
 
 
+ctypedef fused _sortable:
+    int32_t
+    int64_t
+
+
+cdef inline void _insertion_sort(_sortable* a, Py_ssize_t n) noexcept nogil:
+    """Sort ``a[:n]`` in increasing order by insertion (for the short rows: most of them)."""
+    cdef Py_ssize_t i, j
+    cdef _sortable v
+    for i in range(1, n):
+        v = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > v:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = v
+
+
 cdef void _sort(int32_t* a, int32_t* spare, Py_ssize_t n, int passes) noexcept nogil:
     """Sort a row's buckets (``0 ≤ a[i] < 2**(8 * passes)``) in increasing order; ``spare`` holds ``n`` values."""
     cdef Py_ssize_t i, j, total, c
@@ -147,13 +165,7 @@ cdef void _sort(int32_t* a, int32_t* spare, Py_ssize_t n, int passes) noexcept n
         if src != a:
             memcpy(a, src, n * sizeof(int32_t))
         return
-    for i in range(1, n):
-        v = a[i]
-        j = i - 1
-        while j >= 0 and a[j] > v:
-            a[j + 1] = a[j]
-            j -= 1
-        a[j + 1] = v
+    _insertion_sort(a, n)
 
 
 cdef Py_ssize_t _hash_words(str low, const uint8_t* utf8, int32_t n_features, int32_t* out):
@@ -358,10 +370,9 @@ cdef int _sort_by_frequency(int32_t* pos, const int32_t* columns, const int32_t*
     most frequent first, ties by position: one 64-bit key per entry, sorted by insertion up to
     :data:`SHORT_ROW` entries (most rows), else by ``qsort``. (Which of two equally frequent terms comes first
     changes which of them is indexed, never which pairs are found.)"""
-    cdef Py_ssize_t i, j
+    cdef Py_ssize_t i
     cdef int32_t first = pos[0]
     cdef int64_t* keys
-    cdef int64_t v
     if n <= 1:
         return 0
     keys = <int64_t*>malloc(n * sizeof(int64_t))
@@ -373,13 +384,7 @@ cdef int _sort_by_frequency(int32_t* pos, const int32_t* columns, const int32_t*
     if n > SHORT_ROW:
         qsort(keys, n, sizeof(int64_t), _compare_int64)
     else:
-        for i in range(1, n):
-            v = keys[i]
-            j = i - 1
-            while j >= 0 and keys[j] > v:
-                keys[j + 1] = keys[j]
-                j -= 1
-            keys[j + 1] = v
+        _insertion_sort(keys, n)
     for i in range(n):
         pos[i] = first + <int32_t><uint32_t>keys[i]  # (the low half: the position)
     free(keys)
