@@ -31,9 +31,7 @@ from typer.core import TyperGroup
 from fce import __version__
 from fce.cliutil import parse_size as _size
 from fce.errors import FceError, StoreFailure, TemplateNotFoundError
-from fce.evaluation.command import eval_command
 from fce.fetch import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, FetchOptions
-from fce.ingest.command import ingest_command
 from fce.learn import DEFAULT_RULES, RULES
 from fce.limits import DEFAULT_PAGE_TIMEOUT
 from fce.parse import MAX_PAGE_BYTES
@@ -107,8 +105,32 @@ def _discard_stdout() -> None:
         pass
 
 
+#: Commands whose modules are imported only when the command is asked for (by name, or to list them in
+#: ``--help``): the evaluation harness and the ingestion pipeline were ~40 ms of every command's start-up.
+#: Name → (module, function); listed after ``AFTER_LAZY``, where they were registered before.
+LAZY_COMMANDS = {"eval": ("fce.evaluation.command", "eval_command"),
+                 "ingest": ("fce.ingest.command", "ingest_command")}
+_AFTER_LAZY = "serve"
+
+
 class _Group(TyperGroup):
-    """The app's group: maps every exception a command raises through :func:`_fail`."""
+    """The app's group: maps every exception a command raises through :func:`_fail`, and loads the
+    :data:`LAZY_COMMANDS` on first use."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        names = [n for n in super().list_commands(ctx) if n not in LAZY_COMMANDS]
+        at = names.index(_AFTER_LAZY) + 1 if _AFTER_LAZY in names else len(names)
+        return [*names[:at], *LAZY_COMMANDS, *names[at:]]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name in LAZY_COMMANDS and cmd_name not in self.commands:
+            import importlib
+
+            module, function = LAZY_COMMANDS[cmd_name]
+            single = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+            single.command(cmd_name)(getattr(importlib.import_module(module), function))
+            self.add_command(typer.main.get_command(single), cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: Any) -> Any:
         try:
@@ -597,9 +619,8 @@ def serve(
     run(api, host=host, port=port, log_level=log_level)
 
 
-# ``fce eval`` lives with the evaluation harness, which owns its options.
-app.command("eval")(eval_command)
-app.command("ingest")(ingest_command)
+# ``fce eval`` lives with the evaluation harness, which owns its options, and ``fce ingest`` with the ingestion
+# pipeline: both are LAZY_COMMANDS of the group, imported when asked for.
 
 
 def main(argv: list[str] | None = None) -> None:

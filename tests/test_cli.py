@@ -384,7 +384,15 @@ def test_version_methods_and_help() -> None:
 
     assert ("mainblock scoring (the fallback and guided detection): compiled" in methods) == COMPILED
     assert "Usage" in run().output
-    assert "eval" in run("--help").stdout  # registered from fce.evaluation.command
+    # eval and ingest are loaded when asked for, and listed where they always were
+    listed = run("--help").stdout.split("Commands:")[1].splitlines()
+    assert [line.split()[0] for line in listed if line.strip()] == [
+        "learn", "detect", "methods", "show", "serve", "eval", "ingest", "sites"]
+    assert "PACKAGE" in run("eval", "--help").stdout and "INPUT" in run("ingest", "--help").stdout
+    for command in (["eval", "/nonexistent/package"],
+                    ["ingest", "/nonexistent/crawl.warc", "--out", "/nonexistent/out"]):
+        failed = run(*command)  # their errors go through the group's mapping like any command's
+        assert failed.exit_code == 3 and failed.stderr.startswith("fce: error: /nonexistent/"), failed.stderr
 
 
 # --- exit codes and one-line stderr, in-process and in real processes ---------------------------------------
@@ -490,7 +498,8 @@ def test_the_pure_python_segmentation_gives_the_same_output_end_to_end(tmp_path:
 def test_the_command_line_imports_no_http_client_nor_redis_until_it_needs_them(tmp_path, store):
     # a detection of one local page with a template reads the embedded store and compares no vectors: importing
     # httpx, redis-py and scipy.sparse took ~0.3 s of it (fce.fetch, templates_store.RedisStore and the sparse
-    # matrices of fce.features import them on first use)
+    # matrices of fce.features import them on first use), the eval and ingest commands ~0.15 s (imported when
+    # one of them is run)
     site = generate_site("lazy.example", 13, seed=1)
     write_site(site[:12], tmp_path / "site")
     learned = run("--store", store, "learn", "--site", "lazy.example", str(tmp_path / "site"))
@@ -504,7 +513,8 @@ def test_the_command_line_imports_no_http_client_nor_redis_until_it_needs_them(t
         f"    cli.main(['detect', '--store', {store!r}, '--site', 'lazy.example', '--format', 'json', {str(page)!r}])\n"
         "except SystemExit as done:\n"
         "    assert not done.code, done.code\n"
-        "print(sorted(m for m in ('httpx', 'redis', 'scipy', 'sklearn') if m in sys.modules))\n"
+        "print(sorted(m for m in ('httpx', 'redis', 'scipy', 'sklearn', 'fce.evaluation', 'fce.ingest')\n"
+        "             if m in sys.modules))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
     *records, loaded = done.stdout.strip().splitlines()
