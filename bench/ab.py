@@ -11,8 +11,10 @@ ratios new ÷ old. (A function of the old code that imports an fce module lazily
 one: on these paths only guided detection's import of ``mainblock.select_main`` does, and it is bound at import
 time here, where the baseline has ``fce.detect._mainblock_selection``, since 2026-11-22: older baselines use the new
 ``mainblock``.)
-Components: ``segment`` (pages parsed beforehand), ``parse_page``, ``detect guided`` (parse +
-template, the default mode), ``mainblock`` and ``plain`` (parse + method). Templates are learned by the baseline.
+Components: ``segment`` (pages parsed beforehand), ``parse_page`` (into the lxml tree), ``detect guided`` (parse +
+template, the default mode), ``mainblock`` and ``plain`` (parse + method), each page parsed as that version's
+``fce detect`` parses it (the block tree made while parsing where that is all that is read: ``parse_page(blocks=…)``,
+where the version has it). Templates are learned by the baseline.
 Then the new code against a peer (``--peer``, default Resiliparse: the issues' "× Resiliparse"), alternating with
 it on every page the same way: ``parse_page``, detection with the template alone and with the default fallback,
 and ``mainblock``.
@@ -131,6 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         work += [(s.read(), d_old, d_new) for s in held_out]
     work = work[: args.pages]
     p_old, p_new = old["fce.parse"].parse_page, new["fce.parse"].parse_page
+    c_old, c_new = _parse_as_commands(old), _parse_as_commands(new)
     x_old, x_new = old["fce.pipeline"].extract, new["fce.pipeline"].extract
     mb_old, mb_new = old["fce.methods"].get_method("mainblock"), new["fce.methods"].get_method("mainblock")
     pl_old, pl_new = old["fce.methods"].get_method("plain"), new["fce.methods"].get_method("plain")
@@ -139,10 +142,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     components: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any], Sequence[Any]]] = {
         "segment": (lambda p: seg_old(p[0], "qualified"), lambda p: seg_new(p[1], "qualified"), parsed),
         "parse_page": (lambda w: p_old(w[0]), lambda w: p_new(w[0]), work),
-        "detect guided": (lambda w: x_old(p_old(w[0]), w[1], fallback=None),
-                          lambda w: x_new(p_new(w[0]), w[2], fallback=None), work),
-        "mainblock": (lambda w: mb_old(p_old(w[0])), lambda w: mb_new(p_new(w[0])), work),
-        "plain": (lambda w: pl_old(p_old(w[0])), lambda w: pl_new(p_new(w[0])), work),
+        "detect guided": (lambda w: x_old(c_old(w[0], w[1], None), w[1], fallback=None),
+                          lambda w: x_new(c_new(w[0], w[2], None), w[2], fallback=None), work),
+        "mainblock": (lambda w: mb_old(c_old(w[0], None, "mainblock")),
+                      lambda w: mb_new(c_new(w[0], None, "mainblock")), work),
+        "plain": (lambda w: pl_old(c_old(w[0], None, "plain")), lambda w: pl_new(c_new(w[0], None, "plain")), work),
     }
     floor, _ = _paired(lambda w: lxml.html.document_fromstring(w[0]), lambda w: None, work, args.reps)
     print(f"{len(work)} held-out msv-big9 pages; lxml floor {median(floor):.3f} ms/page (median); thread CPU time, "
@@ -160,6 +164,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.peer and common.peer_available(args.peer):
         _against_peer(args, work, new, floor)
     return 0
+
+
+def _parse_as_commands(mods: dict[str, Any]) -> Callable[[bytes, Any, str | None], Any]:
+    """``parse(html, template, fallback)`` of one version, as its ``fce detect`` parses a page for a template and
+    a fallback (without a template: ``fallback`` is the method run alone): with the block tree made while
+    parsing where that is all they read (``parse_page(blocks=…)``), into the lxml tree in a version without it."""
+    parse = mods["fce.parse"].parse_page
+    blocks_for = getattr(mods["fce.pipeline"], "blocks_for", None)
+
+    def run(html: bytes, template: Any, fallback: str | None) -> Any:
+        blocks = None if blocks_for is None else blocks_for(template, fallback)
+        return parse(html) if blocks is None else parse(html, blocks=blocks)
+
+    return run
 
 
 def _learn(args: argparse.Namespace, specs: Sequence[common.PageSpec], old: dict[str, Any],
@@ -195,13 +213,15 @@ def _against_peer(args: argparse.Namespace, work: list[Any], new: dict[str, Any]
     issue's "× Resiliparse" without the drift of separate processes run minutes apart."""
     peer = common.make_extractor(args.peer)
     parse, extract = new["fce.parse"].parse_page, new["fce.pipeline"].extract
+    as_commands = _parse_as_commands(new)
     mainblock = new["fce.methods"].get_method("mainblock")
     fallback = new["fce.pipeline"].DEFAULT_FALLBACK
     rows: dict[str, Callable[[Any], Any]] = {
         "parse_page": lambda w: parse(w[0]),
-        "detect guided (template alone)": lambda w: extract(parse(w[0]), w[2], fallback=None),
-        f"detect + fallback ({fallback})": lambda w: extract(parse(w[0]), w[2], fallback=fallback),
-        "mainblock (no template)": lambda w: mainblock(parse(w[0])),
+        "detect guided (template alone)": lambda w: extract(as_commands(w[0], w[2], None), w[2], fallback=None),
+        f"detect + fallback ({fallback})": lambda w: extract(as_commands(w[0], w[2], fallback), w[2],
+                                                             fallback=fallback),
+        "mainblock (no template)": lambda w: mainblock(as_commands(w[0], None, "mainblock")),
     }
     t_floor_peer, _ = _paired(lambda w: peer(w[0], None), lambda w: None, work, args.reps)
     peer_x_floor = median([p / f for p, f in zip(t_floor_peer, floor, strict=True)])

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import importlib.util
+import inspect
 import logging
 import math
 import os
@@ -278,9 +279,11 @@ def make_extractor(name: str) -> Extractor:
         from fce.parse import parse_page
 
         method = get_method(name[4:])
+        blocks = getattr(method, "blocks", None)  # (as fce detect --method parses: see _detect_fn)
 
         def run_method(html: bytes, url: str | None) -> str:
-            return method(parse_page(html, url=url)).text
+            page = parse_page(html, url=url) if blocks is None else parse_page(html, url=url, blocks=blocks)
+            return method(page).text
 
         return run_method
     if name == "trafilatura":
@@ -498,9 +501,16 @@ def _detect_fn(component: str) -> Callable[[bytes, str | None, Any], str]:
     from fce.pipeline import DEFAULT_FALLBACK, extract
 
     fallback = DEFAULT_FALLBACK if component == "fce-detect+fallback" else None
+    import fce.pipeline
+
+    # as fce detect parses: the block tree made while parsing, where that is all the detection reads (an fce before
+    # blocks_for, a --baseline, parses every page into its tree)
+    blocks_for: Callable[..., str | None] | None = getattr(fce.pipeline, "blocks_for", None)
 
     def detect(html: bytes, url: str | None, detector: Any) -> str:
-        return extract(parse_page(html, url=url), detector, fallback=fallback).text
+        blocks = None if blocks_for is None else blocks_for(detector, fallback)
+        page = parse_page(html, url=url) if blocks is None else parse_page(html, url=url, blocks=blocks)
+        return extract(page, detector, fallback=fallback).text
 
     return detect
 
@@ -571,6 +581,17 @@ def learn_worker(kind: str, sites: dict[str, Sequence[PageSpec]], repeats: int) 
             return LayoutLearner(site).fit(pages)
         return ContentExtractor(comparison=PAIRWISE if kind == "ce-pairwise" else MERGED).fit(pages)
 
+    # from bytes, each side parses as `fce learn` does: the block tree (of the style it reads) made while parsing
+    # where this fce can (parse_page's ``blocks``); the fit alone starts from pages parsed into their trees, so that
+    # it includes segmentation on both sides
+    style = LayoutLearner().path_style if kind == "learn" else ContentExtractor().path_style
+    with_blocks = "blocks" in inspect.signature(parse_page).parameters
+
+    def read(raw: Sequence[tuple[bytes, str | None]]) -> list[Any]:
+        if with_blocks:
+            return [parse_page(h, url=u, blocks=style) for h, u in raw]
+        return [parse_page(h, url=u) for h, u in raw]
+
     first = next(iter(sites.values()), [])
     if first:  # warm-up: the first fit in a process pays for lazy imports and first-call set-up
         fit([parse_page(h, url=u) for h, u in _read_pages(first)], "warm-up")
@@ -582,7 +603,7 @@ def learn_worker(kind: str, sites: dict[str, Sequence[PageSpec]], repeats: int) 
         model: Any = None
         for _ in range(repeats):
             gc.collect()
-            ns, model = timed(lambda: fit([parse_page(h, url=u) for h, u in raw], site))  # noqa: B023
+            ns, model = timed(lambda: fit(read(raw), site))  # noqa: B023
             total.append(ns)
             parsed = [parse_page(h, url=u) for h, u in raw]
             ns, model = timed(lambda: fit(parsed, site))  # noqa: B023

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import inspect
 import json
 import random
 import sys
@@ -58,11 +59,21 @@ def digests(sample: int, seed: int, data: Path) -> dict[str, Any]:
         if isinstance(page, str):
             return {"parse": page}, None
         rec = {"parse": _digest((page.encoding, etree.tostring(page.root, encoding="unicode")))}
+        # the block trees and methods on pages parsed as the commands parse them (the block tree made while
+        # parsing where that is all that is read: parse_page(blocks=…)); the same digests as from the lxml tree
         for style in PATH_STYLES:
-            rec[f"blocks:{style}"] = _digest(tuple(blocks_of(parse_page(html, url=spec.url), style).blocks))
+            rec[f"blocks:{style}"] = _digest(tuple(blocks_of(parse(html, spec.url, style), style).blocks))
         for method in available_methods():
-            rec[f"method:{method.name}"] = _digest(_safe(lambda m=method: m(parse_page(html, url=spec.url))))
+            rec[f"method:{method.name}"] = _digest(_safe(
+                lambda m=method: m(parse(html, spec.url, getattr(m, "blocks", None)))))
         return rec, page
+
+    with_blocks = "blocks" in inspect.signature(parse_page).parameters
+
+    def parse(html: bytes, url: str | None, blocks: str | None) -> Any:
+        if blocks is None or not with_blocks:
+            return parse_page(html, url=url)
+        return parse_page(html, url=url, blocks=blocks)
 
     for dataset in TEMPLATE_DATASETS + PAGE_DATASETS:
         specs = common.load_specs(dataset, data)
@@ -79,15 +90,16 @@ def digests(sample: int, seed: int, data: Path) -> dict[str, Any]:
                     parsed.append((spec, html))
             if dataset not in TEMPLATE_DATASETS or len(parsed) < 2:
                 continue
-            learn = [parse_page(h, url=s.url) for s, h in parsed[:30]]
-            template = TemplateLearner(site).fit(learn).template_
+            learner = TemplateLearner(site)
+            learn = [parse(h, s.url, learner.path_style) for s, h in parsed[:30]]
+            template = learner.fit(learn).template_
             learned = template.to_dict()
             learned.pop("learned_at", None)  # a timestamp
             out[f"{dataset}/{site}/template"] = _digest(json.dumps(learned, sort_keys=True))
             for mode in DETECTION_MODES:
                 detector = Detector(template, mode=mode)
                 for spec, html in parsed:
-                    m = detector.match(parse_page(html, url=spec.url))
+                    m = detector.match(parse(html, spec.url, template.params.path_style))
                     out[spec.key][f"detect:{mode}"] = _digest(
                         (m.blocks, round(m.fit, 12), sorted(m.covered), m.n_candidates, m.n_dropped_noise))
         print(f"{dataset}: done ({len(out)} records)", file=sys.stderr)

@@ -57,6 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--html", type=Path, default=None, help="also write pyinstrument's HTML report here")
     parser.add_argument("--stages", action="store_true",
                         help="no profiler: time each stage of a guided detection against the lxml floor")
+    parser.add_argument("--tree", action="store_true",
+                        help="parse every page into its lxml tree, then segment it (fce detect makes the block "
+                             "tree while parsing where the template and fallback read only it: parse_page(blocks=…))")
     args = parser.parse_args(argv)
 
     Profiler: Any = None
@@ -97,22 +100,29 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{args.repeat} passes; {'with' if args.fallback else 'without'} fallback; "
           f"{'pages parsed beforehand' if args.no_parse else 'parse included'}")
 
+    from fce.pipeline import blocks_for
+
+    def parse(html: bytes, url: str | None, detector: Any) -> Any:
+        """As fce detect parses (or into the tree, --tree)."""
+        blocks = None if args.tree else blocks_for(detector, fallback)
+        return parse_page(html, url=url) if blocks is None else parse_page(html, url=url, blocks=blocks)
+
     for detector, html, url in work[:3]:  # warm-up
-        extract(parse_page(html, url=url), detector, fallback=fallback)
+        extract(parse(html, url, detector), detector, fallback=fallback)
     if args.stages:
-        return stages(work, args.repeat)
+        return stages(work, args.repeat, tree=args.tree)
     parse_ns = 0
     for _ in range(args.repeat):
-        for _, html, url in work:
+        for detector, html, url in work:
             start = time.perf_counter_ns()
-            parse_page(html, url=url)
+            parse(html, url, detector)
             parse_ns += time.perf_counter_ns() - start
 
     profiler = Profiler(interval=args.interval)
     start = time.perf_counter_ns()
     if args.no_parse:
         # fresh Page objects every pass: the block tree is cached on a page, and caching it is not what we profile
-        passes = [[(d, parse_page(h, url=u)) for d, h, u in work] for _ in range(args.repeat)]
+        passes = [[(d, parse(h, u, d)) for d, h, u in work] for _ in range(args.repeat)]
         start = time.perf_counter_ns()
         profiler.start()
         for parsed in passes:
@@ -122,7 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         profiler.start()
         for _ in range(args.repeat):
             for detector, html, url in work:
-                extract(parse_page(html, url=url), detector, fallback=fallback)
+                extract(parse(html, url, detector), detector, fallback=fallback)
     profiler.stop()
     elapsed = time.perf_counter_ns() - start
     n = len(work) * args.repeat
@@ -149,15 +159,17 @@ STAGES = ("lxml floor", "parse_page", "walk (segmentation)", "columns", "layout 
           "match (mask, subtree sums, selection)", "extraction value", "freeing the page")
 
 
-def stages(work: Sequence[tuple[Any, bytes, str | None]], repeat: int) -> int:
+def stages(work: Sequence[tuple[Any, bytes, str | None]], repeat: int, tree: bool = False) -> int:
     """Each stage of ``fce.pipeline.extract`` with a template (the calls it makes, made one by one), timed by the
     thread's CPU time on every page beside lxml's parse of it; per stage the median over pages of the median of
-    ``repeat`` passes, and of its ratio to the floor."""
+    ``repeat`` passes, and of its ratio to the floor. The page is parsed as fce detect parses it (its block tree
+    made while parsing, so the walk's stage is a look-up) or, with ``tree``, into its lxml tree first."""
     import lxml.html
 
     from fce.blocks import blocks_of
     from fce.extraction import Extraction
     from fce.parse import parse_page
+    from fce.pipeline import blocks_for
 
     clock = time.thread_time_ns
     times: dict[str, list[list[int]]] = {name: [[] for _ in work] for name in STAGES}
@@ -167,19 +179,20 @@ def stages(work: Sequence[tuple[Any, bytes, str | None]], repeat: int) -> int:
             marks = [clock()]
             lxml.html.document_fromstring(html)
             marks.append(clock())
-            page = parse_page(html, url=url)
+            blocks = None if tree else blocks_for(site, None)
+            page = parse_page(html, url=url) if blocks is None else parse_page(html, url=url, blocks=blocks)
             marks.append(clock())
-            tree = blocks_of(page, site.path_style)
+            segmented = blocks_of(page, site.path_style)
             marks.append(clock())
-            tree.columns  # noqa: B018 (computed and cached on first read)
+            segmented.columns  # noqa: B018 (computed and cached on first read)
             marks.append(clock())
-            choice = site.choose(tree)
+            choice = site.choose(segmented)
             marks.append(clock())
-            match = site.detectors[choice.best].match(tree, fit=choice.fit)
+            match = site.detectors[choice.best].match(segmented, fit=choice.fit)
             marks.append(clock())
             Extraction.from_blocks(match.blocks, method="template", site=site.site, fit=choice.fit)
             marks.append(clock())
-            del page, tree, match
+            del page, segmented, match
             marks.append(clock())
             for name, start, end in zip(STAGES, marks[:-1], marks[1:], strict=True):
                 times[name][k].append(end - start)

@@ -185,21 +185,24 @@ cdef inline bint _same_string(const char* a, const char* b) noexcept nogil:
 cdef inline int _kind_of(xmlNode* node, PyObject** tag) except -1:
     """The kind of an element node (``Kind``), and in ``tag`` its tag spelled as lxml spells ``el.tag``
     (``{uri}name`` in a namespace), borrowed from the table of kinds."""
-    cdef NameSlot* slot
     if node.ns is NULL or node.ns.href is NULL:
-        slot = &_slots[(<uintptr_t>node.name >> 3) % NAME_SLOTS]
-        if slot.name == node.name and _same_string(<const char*>node.name, slot.spelled):
-            tag[0] = slot.tag
-            return slot.kind
+        return _kind_of_name(node.name, tag)
     return _kind_of_new(node, tag)
+
+
+cdef inline int _kind_of_name(const_xmlChar* name, PyObject** tag) except -1:
+    """:func:`_kind_of` of an element without a namespace, by its name (as libxml2's dictionary holds it)."""
+    cdef NameSlot* slot = &_slots[(<uintptr_t>name >> 3) % NAME_SLOTS]
+    if slot.name == name and _same_string(<const char*>name, slot.spelled):
+        tag[0] = slot.tag
+        return slot.kind
+    return _kind_of_new_name(name, tag)
 
 
 cdef int _kind_of_new(xmlNode* node, PyObject** tag) except -1:
     """:func:`_kind_of` for a name not in its slot: classified once per distinct name, then slotted."""
-    cdef bytes name
     cdef str full
     cdef tuple entry
-    cdef NameSlot* slot
     if node.ns is not NULL and node.ns.href is not NULL:
         full = "{%s}%s" % (node.ns.href.decode("utf-8"), (<bytes>node.name).decode("utf-8"))
         entry = _ns_kinds.get(full)
@@ -207,12 +210,17 @@ cdef int _kind_of_new(xmlNode* node, PyObject** tag) except -1:
             entry = _ns_kinds[full] = _classify(full)
         tag[0] = <PyObject*>entry[0]
         return entry[1]
-    name = <bytes>node.name
-    entry = _kinds.get(name)
+    return _kind_of_new_name(node.name, tag)
+
+
+cdef int _kind_of_new_name(const_xmlChar* c_name, PyObject** tag) except -1:
+    cdef bytes name = <bytes>c_name
+    cdef tuple entry = _kinds.get(name)
+    cdef NameSlot* slot
     if entry is None:
         entry = _kinds[name] = _classify(name.decode("utf-8"))
-    slot = &_slots[(<uintptr_t>node.name >> 3) % NAME_SLOTS]
-    slot.name = node.name
+    slot = &_slots[(<uintptr_t>c_name >> 3) % NAME_SLOTS]
+    slot.name = c_name
     slot.spelled = PyBytes_AS_STRING(<bytes>entry[2])
     slot.tag = <PyObject*>entry[0]
     slot.kind = entry[1]
@@ -291,15 +299,10 @@ cdef str _collect_text(xmlNode* node):
         return None
     after = _text_or_skip(first.next)
     if after is NULL:  # one text node (nearly always)
-        if first.content is NULL or first.content[0] == 0:
+        if first.content is NULL:
             return None
         src = <const char*>first.content
-        length = strlen(src)
-        if strspn(src, _WS_BYTES) == length:  # only whitespace: as many spaces
-            if length <= SPACE_RUNS:
-                return <str>(<tuple>_spaces)[length]
-        elif strcspn(src, _WS_BYTES + 1) == length:  # nothing to translate
-            return PyUnicode_DecodeUTF8(src, length, NULL)
+        return _piece(src, strlen(src))
     cur = first
     while cur is not NULL:
         if cur.content is not NULL:
@@ -321,6 +324,31 @@ cdef str _collect_text(xmlNode* node):
         cur = _text_or_skip(cur.next)
     try:
         return PyUnicode_DecodeUTF8(buf, total, NULL)
+    finally:
+        if _scratch_cap > SCRATCH_KEPT:
+            _scratch_release()
+
+
+cdef str _piece(const char* src, Py_ssize_t length):
+    """The text piece of one text node's content (``length`` bytes of UTF-8 followed by a NUL, none among them):
+    line breaks and tabs turned into spaces, or None when it is empty. A run of whitespace alone comes from the
+    table of ready strings."""
+    cdef Py_ssize_t i
+    cdef char* buf
+    cdef char c
+    if length == 0:
+        return None
+    if <Py_ssize_t>strspn(src, _WS_BYTES) == length:  # only whitespace: as many spaces
+        if length <= SPACE_RUNS:
+            return <str>(<tuple>_spaces)[length]
+    elif <Py_ssize_t>strcspn(src, _WS_BYTES + 1) == length:  # nothing to translate
+        return PyUnicode_DecodeUTF8(src, length, NULL)
+    buf = _scratch_for(length)
+    for i in range(length):
+        c = src[i]
+        buf[i] = b' ' if _is_ws_byte(c) else c
+    try:
+        return PyUnicode_DecodeUTF8(buf, length, NULL)
     finally:
         if _scratch_cap > SCRATCH_KEPT:
             _scratch_release()
@@ -508,17 +536,12 @@ cdef inline char* _put_value(char* at, const char* value, Py_ssize_t length) noe
 
 cdef str _path_of(str parent, xmlNode* node, str tag, bint qualified, _ElementOf owner):
     """The path of a block element under a block whose path is ``parent`` (from the cache, or made and cached)."""
-    cdef Py_ssize_t length, name_len = strlen(<const char*>node.name), id_len = 0, class_len = 0
     cdef const char* ident = NULL  # NULL: absent
     cdef const char* classes = NULL
     cdef const char* attr_name
     cdef bint cacheable = True
     cdef xmlAttr* attr
-    cdef char* at
-    cdef uint64_t h = 0
-    cdef PyObject* found
-    cdef char* key
-    cdef str step, path
+    cdef str step
     if qualified:  # the first id and class attributes without a namespace, as lxml's el.get finds them
         attr = node.properties
         while attr is not NULL:
@@ -531,32 +554,51 @@ cdef str _path_of(str parent, xmlNode* node, str tag, bint qualified, _ElementOf
                 if not cacheable:
                     break
             attr = attr.next
-        if ident is not NULL:
-            id_len = strlen(ident)
-        if classes is not NULL:
-            class_len = strlen(classes)
-    key = NULL
     if cacheable:
-        # the key: the style, the tag name and its NUL, then (qualified) id and class as _put_value writes them
-        at = _key_room(name_len + id_len + class_len + 6)
-        at[0] = qualified
-        memcpy(at + 1, node.name, name_len + 1)
-        at += name_len + 2
-        if qualified:
-            at = _put_value(at, ident, id_len)
-            at = _put_value(at, classes, class_len)
-        length = at - _key
-        h = _hash_key(<PyObject*>parent, _key, length)
-        found = _paths_find(<PyObject*>parent, _key, length, h)
-        if found is not NULL:
-            return <str>found
-        key = <char*>malloc(length)  # copied before any Python code runs (another thread could reuse _key)
-        if key is NULL:
-            raise MemoryError()
-        memcpy(key, _key, length)
+        return _path_from(parent, <const char*>node.name, ident, classes, tag, qualified)
+    # a value split over several nodes (lxml joins them): made, not cached
+    triple = (tag, _attr_value(node, b"id", owner), _attr_value(node, b"class", owner))
+    step = _steps.get(triple)
+    if step is None:
+        step = _make_step(triple)
+    return sys.intern(parent + "." + step)
+
+
+cdef str _path_from(str parent, const char* name, const char* ident, const char* classes, str tag,
+                    bint qualified):
+    """The path of a block named ``name`` (with, for qualified paths, its id and class values; NULL: absent)
+    under a block whose path is ``parent``: from the cache, or made and cached."""
+    cdef Py_ssize_t length, name_len = strlen(name), id_len = 0, class_len = 0
+    cdef char* at
+    cdef uint64_t h = 0
+    cdef PyObject* found
+    cdef char* key
+    cdef str step, path
+    if ident is not NULL:
+        id_len = strlen(ident)
+    if classes is not NULL:
+        class_len = strlen(classes)
+    # the key: the style, the tag name and its NUL, then (qualified) id and class as _put_value writes them
+    at = _key_room(name_len + id_len + class_len + 6)
+    at[0] = qualified
+    memcpy(at + 1, name, name_len + 1)
+    at += name_len + 2
+    if qualified:
+        at = _put_value(at, ident, id_len)
+        at = _put_value(at, classes, class_len)
+    length = at - _key
+    h = _hash_key(<PyObject*>parent, _key, length)
+    found = _paths_find(<PyObject*>parent, _key, length, h)
+    if found is not NULL:
+        return <str>found
+    key = <char*>malloc(length)  # copied before any Python code runs (another thread could reuse _key)
+    if key is NULL:
+        raise MemoryError()
+    memcpy(key, _key, length)
     try:
         if qualified:
-            triple = (tag, _attr_value(node, b"id", owner), _attr_value(node, b"class", owner))
+            triple = (tag, None if ident is NULL else PyUnicode_DecodeUTF8(ident, id_len, NULL),
+                      None if classes is NULL else PyUnicode_DecodeUTF8(classes, class_len, NULL))
             step = _steps.get(triple)
             if step is None:
                 step = _make_step(triple)
@@ -568,8 +610,7 @@ cdef str _path_of(str parent, xmlNode* node, str tag, bint qualified, _ElementOf
     except BaseException:
         free(key)
         raise
-    if key is not NULL:
-        _paths_add(<PyObject*>parent, key, length, h, path)
+    _paths_add(<PyObject*>parent, key, length, h, path)
     return path
 
 
@@ -1610,3 +1651,474 @@ def template_mask(list paths, list tags, const long[::1] parents, dict codes, in
             if 0 <= up < n:
                 out[up] = False
     return out
+
+
+# -- segmentation from the parser's events, without a tree (segment_bytes) -------------------------------------------
+#
+# libxml2's HTML parser builds its tree from the events it gives its SAX handler: an element's start (with its
+# attributes), its end, and runs of characters. Given the same events, the walk above can be made as they come, and
+# the tree never built or freed (building and freeing it was ~0.45 of lxml's parse; the parse without them ~0.43×).
+# The events do not depend on the tree: with and without it, they were the same on all 1,972 evaluation pages.
+#
+# What the tree adds that the walk reads is reproduced from the events: an element's children are the elements
+# started between its start and its end (an end closes the element open last, whatever its name: libxml2's tree
+# builder pops its current node), and its text runs are the characters between two element events (the tree
+# builder joins them into one text node; NUL bytes end a node's content, as C strings do). The repairs parse_page
+# makes to some trees are not reproduced: a page that would need one (a <noframes>, a body left in <head>), or that
+# libxml2's tree builder would have stopped (too deep: the parser alone does not), is given back to the tree path.
+
+cdef extern from "libxml/parser.h":
+    ctypedef void (*_start_f)(void*, const_xmlChar*, const_xmlChar**) noexcept
+    ctypedef void (*_end_f)(void*, const_xmlChar*) noexcept
+    ctypedef void (*_chars_f)(void*, const_xmlChar*, int) noexcept
+    ctypedef void (*_doc_f)(void*) noexcept
+    ctypedef void (*_subset_f)(void*, const_xmlChar*, const_xmlChar*, const_xmlChar*) noexcept
+    ctypedef struct _Sax "xmlSAXHandler":
+        _subset_f internalSubset
+        _doc_f startDocument
+        _doc_f endDocument
+        _start_f startElement
+        _end_f endElement
+        _chars_f characters
+        _chars_f ignorableWhitespace
+        void* processingInstruction
+        void* comment
+        void* cdataBlock
+    ctypedef struct _Ctxt "xmlParserCtxt":
+        _Sax* sax
+        void* _private
+
+cdef extern from "libxml/xmlerror.h":
+    ctypedef struct _Error "xmlError":
+        int code
+        char* message
+
+ctypedef _Ctxt* (*_new_ctxt_f)() noexcept
+ctypedef void* (*_read_memory_f)(_Ctxt*, const char*, int, const char*, const char*, int) noexcept
+ctypedef void (*_free_ctxt_f)(_Ctxt*) noexcept
+ctypedef void (*_free_doc_f)(void*) noexcept
+ctypedef void (*_stop_f)(_Ctxt*) noexcept
+ctypedef void (*_error_f)(void*, const _Error*) noexcept
+ctypedef void (*_set_error_f)(_Ctxt*, _error_f, void*) noexcept
+
+cdef _new_ctxt_f _new_ctxt = NULL
+cdef _read_memory_f _read_memory = NULL
+cdef _free_ctxt_f _free_ctxt = NULL
+cdef _free_doc_f _free_doc = NULL
+cdef _stop_f _stop_parser = NULL
+cdef _set_error_f _set_error_handler = NULL
+
+#: The libxml2 versions (major, minor) on which the events were checked to build lxml's trees (see above and
+#: tests/test_blocks.py); on another one, segment_bytes gives every page back to the tree path.
+SAX_LIBXML2_VERSIONS = ((2, 14),)
+
+#: The parse options of fce's lxml parser (fce.parse._parser: recover, no network, compact text nodes, no default
+#: doctype, huge_tree), as libxml2 takes them.
+DEF _OPTIONS = 1 | 2048 | 65536 | 4 | 0x80000
+
+#: The message of libxml2's error for a tree deeper than it accepts (fce.parse._DEPTH_ERROR).
+cdef const char* _DEPTH_ERROR = b"Excessive depth"
+
+#: libxml2's tree builder stops a tree at 2,048 open elements (with huge_tree); without the tree the parser goes
+#: on, so the walk gives a page back (to parse_page's tree path, which flattens it) at this many, a little before.
+DEF _MAX_OPEN = 2000
+
+# the walk's open elements, as flags
+DEF F_BLOCK = 1   # a block: its end closes the current block
+DEF F_LINK = 2    # an <a href>: its end ends a link
+
+
+def _bind_libxml2():
+    """libxml2's functions, from lxml's own copy of it (the wheels link it into ``lxml.etree``): True when all
+    are there and the version is one of :data:`SAX_LIBXML2_VERSIONS`."""
+    global _new_ctxt, _read_memory, _free_ctxt, _free_doc, _stop_parser, _set_error_handler
+    if tuple(_etree.LIBXML_VERSION[:2]) not in SAX_LIBXML2_VERSIONS:
+        return False
+    try:
+        import ctypes
+
+        lib = ctypes.CDLL(_etree.__file__)
+        address = {name: ctypes.cast(getattr(lib, name), ctypes.c_void_p).value for name in (
+            "htmlNewParserCtxt", "htmlCtxtReadMemory", "htmlFreeParserCtxt", "xmlFreeDoc", "xmlStopParser",
+            "xmlCtxtSetErrorHandler")}
+    except (OSError, AttributeError, ImportError):
+        return False
+    if not all(address.values()):
+        return False
+    _new_ctxt = <_new_ctxt_f><uintptr_t>address["htmlNewParserCtxt"]
+    _read_memory = <_read_memory_f><uintptr_t>address["htmlCtxtReadMemory"]
+    _free_ctxt = <_free_ctxt_f><uintptr_t>address["htmlFreeParserCtxt"]
+    _free_doc = <_free_doc_f><uintptr_t>address["xmlFreeDoc"]
+    _stop_parser = <_stop_f><uintptr_t>address["xmlStopParser"]
+    _set_error_handler = <_set_error_f><uintptr_t>address["xmlCtxtSetErrorHandler"]
+    return True
+
+
+#: Whether :func:`segment_bytes` can run here (libxml2's functions found, a checked version).
+SAX_AVAILABLE = _bind_libxml2()
+
+
+cdef class _EventWalk:
+    """One parser context (a thread's) and the state of the walk over one page's events."""
+    cdef _Ctxt* ctxt
+    cdef _Builder b
+    cdef bint qualified
+    cdef Py_ssize_t current, link_depth
+    cdef char* flags          # per open element (the root first): F_BLOCK, F_LINK
+    cdef Py_ssize_t depth, flags_cap
+    cdef Py_ssize_t skip      # open elements inside a skipped one (the skipped one included); 0: walking
+    cdef bint started, done   # the root has started; it has ended (the rest of the page is not in it)
+    cdef char* text           # the characters since the last element event
+    cdef Py_ssize_t text_len, text_cap
+    cdef bint give_back       # the page needs the tree path
+    cdef object error         # an exception raised inside a callback
+    # parse_page's repair of a body left in <head>: the first <head> under the root open; its first element
+    # child not of the head; a <body> or <frameset> under the root
+    cdef bint in_head, head_seen, head_foreign, body_seen
+
+    def __cinit__(self):
+        self.ctxt = _new_ctxt()
+        if self.ctxt is NULL:
+            raise MemoryError()
+        self.ctxt.sax.startElement = _on_start
+        self.ctxt.sax.endElement = _on_end
+        self.ctxt.sax.characters = _on_characters
+        self.ctxt.sax.ignorableWhitespace = _on_ignorable  # (as lxml's tree builder: dropped)
+        self.ctxt.sax.comment = NULL  # remove_comments, remove_pis, no CDATA nodes (lxml's parser settings)
+        self.ctxt.sax.processingInstruction = NULL
+        self.ctxt.sax.cdataBlock = NULL
+        self.ctxt.sax.startDocument = NULL  # no document, no DTD node
+        self.ctxt.sax.endDocument = NULL
+        self.ctxt.sax.internalSubset = NULL
+        _set_error_handler(self.ctxt, _on_error, <void*>self)
+        self.flags_cap = 256
+        self.flags = <char*>malloc(self.flags_cap)
+        self.text_cap = 4096
+        self.text = <char*>malloc(self.text_cap)
+        if self.flags is NULL or self.text is NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        if self.ctxt is not NULL:
+            _free_ctxt(self.ctxt)
+        free(self.flags)
+        free(self.text)
+
+    cdef _Builder run(self, bytes data, bint qualified):
+        cdef void* doc
+        self.b = _Builder()
+        self.qualified = qualified
+        self.current = -1
+        self.link_depth = self.depth = self.skip = self.text_len = 0
+        self.started = self.done = self.give_back = False
+        self.in_head = self.head_seen = self.head_foreign = self.body_seen = False
+        self.error = None
+        self.ctxt._private = <void*>self
+        try:
+            doc = _read_memory(self.ctxt, PyBytes_AS_STRING(data), len(data), NULL, b"UTF-8", _OPTIONS)
+            if doc is not NULL:
+                _free_doc(doc)
+        finally:
+            self.ctxt._private = NULL
+            if self.text_cap > SCRATCH_KEPT:  # a huge text run: its buffer is not kept for the thread's next page
+                free(self.text)
+                self.text_cap = 4096
+                self.text = <char*>malloc(self.text_cap)
+                if self.text is NULL:
+                    raise MemoryError()
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+        if self.give_back or not self.started or (self.head_foreign and not self.body_seen):
+            self.b = None
+            return None
+        self._flush()
+        while self.current >= 0:  # the root, and any block the parse ended inside of
+            self.b.close(self.current)
+            self.current = self.b.items[self.current].parent
+        b, self.b = self.b, None
+        return b
+
+    cdef int _flush(self) except -1:
+        """The characters since the last element event, as a text piece of the current block."""
+        cdef Py_ssize_t length
+        cdef str piece
+        if self.text_len == 0:
+            return 0
+        self.text[self.text_len] = 0  # (room kept for it: see characters)
+        length = strnlen(self.text, self.text_len)  # (a NUL ends a text node's content)
+        self.text_len = 0
+        piece = _piece(self.text, length)
+        if piece is not None:
+            self.b.text(self.current, piece)
+            if self.link_depth:
+                self.b.items[self.current].counts[5] += _collapsed_len(piece)
+        return 0
+
+    cdef int _push(self, char flags) except -1:
+        cdef char* grown
+        if self.depth == self.flags_cap:
+            grown = <char*>realloc(self.flags, 2 * self.flags_cap)
+            if grown is NULL:
+                raise MemoryError()
+            self.flags = grown
+            self.flags_cap *= 2
+        self.flags[self.depth] = flags
+        self.depth += 1
+        return 0
+
+    cdef int start(self, const_xmlChar* name, const_xmlChar** atts) except -1:
+        cdef PyObject* tagp
+        cdef int kind
+        cdef str tag
+        cdef Py_ssize_t idx
+        cdef char flags = 0
+        if self.done:
+            return 0
+        if _same_string(<const char*>name, b"noframes"):
+            self.give_back = True  # (parse_page may parse its text as markup)
+        if self.depth + self.skip >= _MAX_OPEN:
+            self.give_back = True
+            _stop_parser(self.ctxt)
+            return 0
+        if self.skip:
+            if self.in_head and self.skip == 1:  # an element child of the first <head>
+                self._head_child(name)
+            self.skip += 1
+            return 0
+        if not self.started:  # the root (fce.blocks: the document element, whatever its name)
+            self.started = True
+            self.current = self.b.add(-1, "HTML", "html")
+            return self._push(F_BLOCK)
+        self._flush()
+        if self.depth == 1:  # a child of the root
+            if _same_string(<const char*>name, b"body") or _same_string(<const char*>name, b"frameset"):
+                self.body_seen = True
+            elif _same_string(<const char*>name, b"head") and not self.head_seen:
+                self.head_seen = True
+                self.in_head = True
+        elif self.in_head and self.depth == 2:
+            self._head_child(name)
+        kind = _kind_of_name(name, &tagp)
+        tag = <str>tagp
+        if atts is not NULL and atts[0] is not NULL and self._hides(atts, tag):
+            return self._skip()
+        if kind == K_BLOCK:
+            idx = self.b.add(self.current, _path_from(<str>self.b.paths[self.current], <const char*>name,
+                                                      _att(atts, b"id") if self.qualified else NULL,
+                                                      _att(atts, b"class") if self.qualified else NULL,
+                                                      tag, self.qualified), tag)
+            if tag == "iframe":
+                self.b.items[idx].counts[4] = 1
+            self.current = idx
+            flags = F_BLOCK
+        elif kind == K_SCRIPT or kind == K_FORM or kind == K_MEDIA or kind == K_SKIP:
+            if kind == K_SCRIPT:
+                self.b.items[self.current].counts[2] += 1
+            elif kind == K_FORM:
+                self.b.items[self.current].counts[3] += 1
+            elif kind == K_MEDIA:
+                self.b.items[self.current].counts[1] += 1
+            return self._skip()  # not entered
+        elif kind == K_A:
+            if _has_att(atts, b"href"):  # <a name=…> is an anchor, not a link
+                self.b.items[self.current].counts[0] += 1
+                self.link_depth += 1
+                flags = F_LINK
+        elif kind == K_IMG:
+            self.b.items[self.current].counts[1] += 1
+        elif kind == K_INPUT:
+            self.b.items[self.current].counts[3] += 1
+        elif kind == K_BR:
+            self.b.text(self.current, "\n")
+        return self._push(flags)
+
+    cdef int _skip(self) except -1:
+        """Pass over the element just started and what is inside it (its tail is kept)."""
+        self.skip = 1
+        return 0
+
+    cdef int _head_child(self, const_xmlChar* name) except -1:
+        if not self.head_foreign and (<bytes>name).decode("utf-8") not in _HEAD_TAGS:
+            self.head_foreign = True
+        return 0
+
+    cdef bint _hides(self, const_xmlChar** atts, str tag) except -1:
+        """_hides of an element by its attributes."""
+        cdef int hidden
+        if not _hidden_in_c:  # (the visibility test is Python's: it needs the element)
+            self.give_back = True
+            return False
+        hidden = _hidden_atts(atts)
+        if hidden == 0 or tag in _never_hidden:
+            return False
+        return True
+
+    cdef int end(self) except -1:
+        cdef char flags
+        if self.done:
+            return 0
+        if self.skip:
+            self.skip -= 1
+            if self.skip == 0 and self.in_head and self.depth == 1:  # the first <head> has ended
+                self.in_head = False
+            return 0
+        if self.depth == 0:
+            return 0
+        self._flush()
+        self.depth -= 1
+        flags = self.flags[self.depth]
+        if self.depth == 0:  # the root's end: its tail is not in the page
+            self.done = True
+            return 0
+        if flags & F_BLOCK:
+            self.b.close(self.current)
+            self.current = self.b.items[self.current].parent
+        elif flags & F_LINK and self.link_depth:
+            self.link_depth -= 1
+        return 0
+
+    cdef int characters(self, const_xmlChar* ch, int length) except -1:
+        cdef char* grown
+        cdef Py_ssize_t cap
+        if self.done or self.skip or not self.started or length <= 0:
+            return 0
+        if self.text_len + length + 1 > self.text_cap:  # (+1: the NUL _flush ends the run with)
+            cap = max(2 * self.text_cap, self.text_len + length + 1)
+            grown = <char*>realloc(self.text, cap)
+            if grown is NULL:
+                raise MemoryError()
+            self.text = grown
+            self.text_cap = cap
+        memcpy(self.text + self.text_len, ch, length)
+        self.text_len += length
+        return 0
+
+
+cdef extern from "string.h":
+    size_t strnlen(const char* s, size_t maxlen)
+
+cdef const char* _EMPTY = b""  # the value of an attribute written without one
+
+#: fce.parse.HEAD_TAGS (what may stay in <head>), set by configure_head_tags.
+cdef object _HEAD_TAGS = frozenset()
+
+
+def configure_head_tags(head_tags):
+    """Give the event walk ``fce.parse.HEAD_TAGS`` (the body-out-of-head repair it gives back to the tree path)."""
+    global _HEAD_TAGS
+    _HEAD_TAGS = frozenset(head_tags)
+
+
+cdef inline const char* _att(const_xmlChar** atts, const char* name) noexcept:
+    """The value of the first attribute ``name`` ("" for one without a value), or NULL when absent."""
+    cdef Py_ssize_t i = 0
+    if atts is NULL:
+        return NULL
+    while atts[i] is not NULL:
+        if _same_string(<const char*>atts[i], name):
+            return <const char*>atts[i + 1] if atts[i + 1] is not NULL else _EMPTY
+        i += 2
+    return NULL
+
+
+cdef inline bint _has_att(const_xmlChar** atts, const char* name) noexcept:
+    return _att(atts, name) is not NULL
+
+
+cdef int _hidden_atts(const_xmlChar** atts) noexcept:
+    """:func:`_hidden` of an element by its attributes (the first of each name counts)."""
+    cdef Py_ssize_t i = 0
+    cdef const char* name
+    cdef const char* aria = NULL
+    cdef const char* style = NULL
+    cdef const char* classes = NULL
+    cdef const char* value
+    while atts[i] is not NULL:
+        name = <const char*>atts[i]
+        value = <const char*>atts[i + 1] if atts[i + 1] is not NULL else _EMPTY
+        if name[0] == b'h':
+            if _same_string(name, b"hidden"):
+                return 1
+        elif name[0] == b'a':
+            if aria is NULL and _same_string(name, b"aria-hidden"):
+                aria = value
+        elif name[0] == b's':
+            if style is NULL and _same_string(name, b"style"):
+                style = value
+        elif name[0] == b'c':
+            if classes is NULL and _same_string(name, b"class"):
+                classes = value
+        i += 2
+    if aria is not NULL and strcmp(aria, b"true") == 0:
+        if strstr(classes if classes is not NULL else _EMPTY, <const char*>_aria_exception) is NULL:
+            return 1
+    if style is not NULL:
+        return _style_hides(style)
+    return 0
+
+
+# The callbacks run inside _read_memory, which _EventWalk.run calls holding the GIL: they touch Python objects
+# without taking it again.
+
+cdef inline _EventWalk _walk_of(void* ctx):
+    return <_EventWalk>(<_Ctxt*>ctx)._private
+
+
+cdef void _fail(_EventWalk walk, object error) noexcept:
+    """Keep the exception a callback raised and stop the parser (it is raised when the parse returns)."""
+    if walk.error is None:
+        walk.error = error
+    _stop_parser(walk.ctxt)
+
+
+cdef void _on_start(void* ctx, const_xmlChar* name, const_xmlChar** atts) noexcept:
+    cdef _EventWalk walk = _walk_of(ctx)
+    try:
+        walk.start(name, atts)
+    except BaseException as error:
+        _fail(walk, error)
+
+
+cdef void _on_end(void* ctx, const_xmlChar* name) noexcept:
+    cdef _EventWalk walk = _walk_of(ctx)
+    try:
+        walk.end()
+    except BaseException as error:
+        _fail(walk, error)
+
+
+cdef void _on_characters(void* ctx, const_xmlChar* ch, int length) noexcept:
+    cdef _EventWalk walk = _walk_of(ctx)
+    try:
+        walk.characters(ch, length)
+    except BaseException as error:
+        _fail(walk, error)
+
+
+cdef void _on_ignorable(void* ctx, const_xmlChar* ch, int length) noexcept:
+    pass
+
+
+cdef void _on_error(void* data, const _Error* error) noexcept:
+    cdef _EventWalk walk = <_EventWalk>data
+    if error is not NULL and error.message is not NULL and strstr(error.message, _DEPTH_ERROR) is not NULL:
+        walk.give_back = True  # the parse stopped there: the tree path flattens the page and parses it again
+
+
+import threading as _threading
+
+_walks = _threading.local()  # one parser context per thread (libxml2's contexts are not shared between threads)
+
+
+def segment_bytes(bytes data, bint qualified):
+    """The segmentation of a page from its UTF-8 bytes, made from libxml2's parse events without building a tree:
+    the same as ``segment(root, qualified)`` of the root that fce's lxml parser builds from ``data``, or None where
+    the page needs that tree (see above) or this cannot run here (:data:`SAX_AVAILABLE`)."""
+    cdef _EventWalk walk
+    if not SAX_AVAILABLE or len(data) > 2147483647:
+        return None
+    walk = getattr(_walks, "walk", None)
+    if walk is None:
+        walk = _walks.walk = _EventWalk()
+    return walk.run(data, qualified)

@@ -448,11 +448,23 @@ def _configure(accelerator) -> None:  # type: ignore[no-untyped-def]
     accelerator.configure(BLOCK_TAGS, SKIPPED_TAGS, _FORM_FIELD_TAGS, _MEDIA_TAGS, _UPPER, _QUALIFIED_STEPS,
                           _qualified_step, Block, is_hidden, _NEVER_HIDDEN, PATH_CACHE_SIZE, HIDDEN_STYLE,
                           ARIA_HIDDEN_EXCEPTION)
+    if hasattr(accelerator, "configure_head_tags"):  # (the walk from parse events: what may stay in <head>)
+        from fce.parse import HEAD_TAGS
+
+        accelerator.configure_head_tags(HEAD_TAGS)
 
 
 _ACCEL = _load_accelerator()
 #: Whether segmentation runs compiled (``fce methods`` and the benchmarks report it).
 ACCELERATED = _ACCEL is not None
+
+
+def sax_segmentation(data: bytes, qualified: bool) -> object | None:
+    """The compiled walk made from libxml2's parse events of ``data`` (``fce/_segment.pyx``: ``segment_bytes``),
+    or None (not compiled or not available here, or a page that needs its tree)."""
+    if _ACCEL is None:
+        return None
+    return _ACCEL.segment_bytes(data, qualified)
 
 
 def segment_element(root: object, path_style: str = DEFAULT_PATH_STYLE) -> BlockTree:

@@ -184,6 +184,32 @@ class Page:
         return body if body is not None else self.root
 
 
+_ROOT = Page.__dict__["root"]  # the slot under Page.root (a member descriptor)
+
+
+class _SegmentedPage(Page):
+    """A page whose block tree was made from the parser's events (``parse_page(blocks=…)``): its lxml tree is
+    parsed from the page's bytes the first time ``root`` is asked for (a fallback method that reads the tree,
+    ``fce show``), on the same path it would have been parsed on at once."""
+
+    __slots__ = ("_data", "_name")
+    _data: bytes | None  # the page's bytes, until its tree is parsed
+    _name: str | None  # what errors name it by
+
+    @property  # type: ignore[override]
+    def root(self) -> Any:
+        root = _ROOT.__get__(self, Page)
+        if root is None:
+            root = _repaired(_parse_tree(None, self._name, self._data))
+            _ROOT.__set__(self, root)
+            object.__setattr__(self, "_data", None)  # (the bytes are no longer needed)
+        return root
+
+    @root.setter
+    def root(self, value: Any) -> None:  # (the dataclass's __init__ sets it: None until asked for)
+        _ROOT.__set__(self, value)
+
+
 def _codec(name: str | None) -> str | None:
     """The Python codec for a charset label, or None if unknown. ``iso-8859-1`` means windows-1252 on the web."""
     if not name:
@@ -287,8 +313,15 @@ def parse_page(
     source: str | None = None,
     max_bytes: int = MAX_PAGE_BYTES,
     meta: dict[str, Any] | None = None,
+    blocks: str | None = None,
 ) -> Page:
     """Decode and parse one page. ``source`` names the input in error messages (a path or a URL).
+
+    ``blocks``: a path style (``fce.blocks.PATH_STYLES``) for a caller that reads the page's block tree
+    (:func:`fce.blocks.blocks_of` with that style) and most likely nothing else: detection with a template and a
+    fallback method that reads only blocks, learning. The block tree is then made while parsing, from the
+    parser's events (compiled: ``fce/_segment.pyx``, :func:`segment_from_bytes`), and the lxml tree is built only
+    if ``page.root`` is asked for. The same block tree and the same ``root`` either way.
 
     Raises :class:`~fce.errors.EmptyPageError`, :class:`~fce.errors.NotHTMLError` or
     :class:`~fce.errors.PageTooLargeError`; nothing else for any byte string.
@@ -308,14 +341,24 @@ def parse_page(
             size, SNIFF_BYTES
         ) and not data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
             data = _maybe_utf16(data, name)
-        page = _parse_from_bytes(data, declared_charset, url=url, source=source, meta=meta)
+        page = _parse_from_bytes(data, declared_charset, url=url, source=source, meta=meta, blocks=blocks)
         if page is not None:
-            return page
+            return _with_blocks(page, blocks)
         text, encoding, exact = _decode(data, declared_charset)
         raw = data if exact else None
     else:
         text, encoding = data, "unicode"
-    return _parse_text(text, encoding=encoding, url=url, source=source, size=size, meta=meta or {}, raw=raw)
+    page = _parse_text(text, encoding=encoding, url=url, source=source, size=size, meta=meta or {}, raw=raw)
+    return _with_blocks(page, blocks)
+
+
+def _with_blocks(page: Page, blocks: str | None) -> Page:
+    """``page`` holding its block tree of style ``blocks`` (made from the tree where the parse made none)."""
+    if blocks is not None and f"blocks:{blocks}" not in page.cache:
+        from fce.blocks import blocks_of
+
+        blocks_of(page, blocks)
+    return page
 
 
 def _is_utf8_decoding(data: bytes) -> bool:
@@ -433,7 +476,7 @@ _ASCII_COMPATIBLE = frozenset(
 
 
 def _parse_from_bytes(data: bytes, declared: str | None, *, url: str | None, source: str | None,
-                      meta: dict[str, Any] | None) -> Page | None:
+                      meta: dict[str, Any] | None, blocks: str | None = None) -> Page | None:
     """The page parsed straight from its bytes, when :func:`_decode` would read them as exactly their UTF-8
     decoding (UTF-8, or ASCII labelled with an ASCII-compatible single-byte codec) and none of
     :func:`_parse_text`'s checks would change or refuse them; otherwise None (the caller
@@ -462,8 +505,30 @@ def _parse_from_bytes(data: bytes, declared: str | None, *, url: str | None, sou
         or _has_long_tag(data)
     ):
         return None
+    if blocks is not None:
+        tree = segment_from_bytes(data, blocks)
+        if tree is not None:
+            page = _SegmentedPage(root=None, url=url, encoding=encoding, source=source, size=len(data),
+                                  meta=meta or {})
+            object.__setattr__(page, "_data", data)
+            object.__setattr__(page, "_name", source or url)
+            page.cache[f"blocks:{blocks}"] = tree
+            return page
     root = _repaired(_parse_tree(None, source or url, data))
     return Page(root=root, url=url, encoding=encoding, source=source, size=len(data), meta=meta or {})
+
+
+def segment_from_bytes(data: bytes, path_style: str) -> Any:
+    """The block tree (:class:`fce.blocks.BlockTree`) of a page's UTF-8 bytes in ``path_style``, made from
+    libxml2's parse events by the compiled walk without building the lxml tree; None where it cannot be (not
+    compiled, another libxml2 version, or a page that needs the tree: see ``fce/_segment.pyx``). The bytes must
+    have passed :func:`_parse_from_bytes`'s checks (this is what fce's parser would read as they are)."""
+    from fce.blocks import PATH_STYLES, BlockTree, sax_segmentation
+
+    if path_style not in PATH_STYLES:
+        raise ValueError(f"path_style must be one of {PATH_STYLES}, not {path_style!r}")
+    seg = sax_segmentation(data, path_style == "qualified")
+    return None if seg is None else BlockTree._of_segmentation(seg)
 
 
 def _maybe_utf16(data: bytes, name: str | None) -> bytes:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from fce.blocks import blocks_of
+from fce.blocks import DEFAULT_PATH_STYLE, blocks_of
 from fce.detect import DEFAULT_MODE, MIN_FIT, Detector
 from fce.errors import StoreFailure, TemplateNotFoundError
 from fce.extraction import Extraction
@@ -29,7 +29,8 @@ from fce.template import SiteTemplates, Template
 if TYPE_CHECKING:
     from templates_store import TemplateStore
 
-__all__ = ["DEFAULT_FALLBACK", "OUTCOME_BATCH", "Extractor", "OutcomeBatch", "extract", "learn_site", "learn_template"]
+__all__ = ["DEFAULT_FALLBACK", "OUTCOME_BATCH", "Extractor", "OutcomeBatch", "blocks_for", "extract", "learn_site",
+           "learn_template", "parse_blocks"]
 
 #: The single-page method used when no template fits. Issue #2 asked for Arias et al.'s text density (``density``,
 #: still available); measured against every registered method it is far behind (word F1 on the first 100
@@ -70,6 +71,30 @@ def extract(
     :class:`~fce.errors.PageTimeoutError` (``None``: no limit; see :mod:`fce.limits`)."""
     return run_limited(timeout, lambda: _extract(page, template, site=site, fallback=fallback, min_fit=min_fit,
                                                  mode=mode), source=page.source or page.url)
+
+
+def blocks_for(template: Compiled | None, fallback: str | None = DEFAULT_FALLBACK) -> str | None:
+    """The path style in which to segment a page while parsing it (``parse_page(data, blocks=…)``) for
+    :func:`extract` with ``template`` and ``fallback``: the template's, when the fallback reads nothing of the page
+    but a block tree of that style (:attr:`fce.methods.MethodInfo.blocks`: ``mainblock``, ``plain``) or there is
+    none; without a template, the fallback's. None where the page's lxml tree will be read anyway (the page is then
+    best parsed into it at once)."""
+    style = None
+    if template is not None:
+        style = (template.path_style if isinstance(template, (Detector, SiteDetector))
+                 else template.params.path_style if isinstance(template, Template)
+                 else template.layouts[0].params.path_style)
+    if fallback is None:
+        return style
+    needs = get_method(fallback).blocks
+    return needs if needs is not None and (style is None or style == needs) else None
+
+
+def parse_blocks(fallback: str | None = DEFAULT_FALLBACK) -> str | None:
+    """:func:`blocks_for` before the site's template is known: its style is taken to be the default
+    (:data:`fce.blocks.DEFAULT_PATH_STYLE`, what ``fce learn`` learns with)."""
+    needs = DEFAULT_PATH_STYLE if fallback is None else get_method(fallback).blocks
+    return needs if needs == DEFAULT_PATH_STYLE else None
 
 
 def compile_site(template: Compiled, *, mode: str = DEFAULT_MODE, min_fit: float = MIN_FIT) -> SiteDetector:

@@ -66,7 +66,7 @@ from fce.learn import RECOMMENDED_PAGES
 from fce.limits import DEFAULT_PAGE_TIMEOUT, run_limited
 from fce.methods import get_method
 from fce.parse import MAX_PAGE_BYTES, Page, parse_page
-from fce.pipeline import DEFAULT_FALLBACK, OutcomeBatch, extract, learn_site
+from fce.pipeline import DEFAULT_FALLBACK, OutcomeBatch, extract, learn_site, parse_blocks
 from fce.service import DetectResult, error_status, save_template, site_rows
 from fce.sites import normalize_site, site_of
 from fce.template import SiteTemplates
@@ -399,11 +399,13 @@ def create_app(
         return _error(500, f"internal error: {type(exc).__name__} (see the server log)", "internal", 1)
 
     def _page(body: ExtractRequest) -> Page:
+        # the block tree made while parsing, where that is what the method, or the template and fallback, read
+        blocks = get_method(body.method).blocks if body.method is not None else parse_blocks(body.fallback)
         if body.html is not None:
             source = body.url or "html"
             data = body.html.encode("utf-8")
             return run_limited(page_timeout, partial(parse_page, data, url=body.url, source=source,
-                                                     max_bytes=max_page), source=source)
+                                                     max_bytes=max_page, blocks=blocks), source=source)
         assert body.url is not None
         (result,) = fetch_many([body.url], concurrency=1, timeout=fetch.timeout, retries=fetch.retries,
                                max_bytes=max_page, user_agent=fetch.user_agent)
@@ -411,7 +413,7 @@ def create_app(
             raise result
         return run_limited(page_timeout, partial(parse_page, result.data, url=result.final_url,
                                                  declared_charset=result.charset, source=body.url,
-                                                 max_bytes=max_page), source=body.url)
+                                                 max_bytes=max_page, blocks=blocks), source=body.url)
 
     @api.post("/extract", response_model=ExtractResponse, responses=_RAISES,
               summary="Extract the main content of one page", openapi_extra=_json_body(ExtractRequest))

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+from fce.blocks import DEFAULT_PATH_STYLE
 from fce.detect import DEFAULT_MODE, MIN_FIT
 from fce.errors import (
     EmptyPageError,
@@ -47,7 +48,7 @@ from fce.learn import RECOMMENDED_PAGES
 from fce.limits import DEFAULT_PAGE_TIMEOUT, run_limited
 from fce.methods import get_method
 from fce.parse import MAX_PAGE_BYTES, Page
-from fce.pipeline import DEFAULT_FALLBACK, Extractor, learn_site
+from fce.pipeline import DEFAULT_FALLBACK, Extractor, learn_site, parse_blocks
 from fce.sites import normalize_site, site_of
 from fce.sources import READ_BATCH, PageInput, expand_sources, read_sources
 from fce.template import SiteTemplates, Template
@@ -148,10 +149,13 @@ def learn_sources(
             raise src.error
     pages: list[Page] = []
     skipped: list[FceError] = []
+    blocks = params.get("path_style", DEFAULT_PATH_STYLE)  # learning reads the block trees (and the tree of a page
+    # without a URL, for its site: parsed when asked for)
     for batch in read_sources(resolved, max_bytes=max_bytes, fetch=fetch, progress=progress):
         for item in batch:
             try:
-                pages.append(run_limited(page_timeout, partial(item.parse, max_bytes=max_bytes), source=item.source))
+                pages.append(run_limited(page_timeout, partial(item.parse, max_bytes=max_bytes, blocks=blocks),
+                                         source=item.source))
             except FceError as exc:
                 skipped.append(exc)
     name = normalize_site(site) if site else _common_site(pages)
@@ -386,6 +390,9 @@ def detect_sources(
     runner = get_method(method) if method is not None else None
     extractor = None if runner is not None else Extractor(store, fallback=fallback, min_fit=min_fit, mode=mode,
                                                              timeout=page_timeout, record=record)
+    # the block tree made while parsing, when that is what the method, or the template and fallback, read (a
+    # template of another path style, or a fallback that reads the lxml tree, parses the tree when it is asked for)
+    blocks = runner.blocks if runner is not None else parse_blocks(fallback)
     resolved = expand_sources(sources, allow_stdin=True)
     batches = read_sources(resolved, max_bytes=max_bytes, fetch=fetch, stdin=stdin, progress=progress,
                            batch_size=batch_size)
@@ -405,7 +412,7 @@ def detect_sources(
 
     def rows() -> Iterator[DetectResult]:
         for batch in batches:
-            parsed = [_parse(item, max_bytes, page_timeout) for item in batch]
+            parsed = [_parse(item, max_bytes, page_timeout, blocks) for item in batch]
             if extractor is not None:
                 _prefetch(extractor, [site_of(p, site) for p in parsed if isinstance(p, Page)])
             for item, page in zip(batch, parsed, strict=True):
@@ -429,9 +436,10 @@ def detect_sources(
     return results()
 
 
-def _parse(item: PageInput, max_bytes: int, page_timeout: float | None) -> Page | FceError:
+def _parse(item: PageInput, max_bytes: int, page_timeout: float | None,
+           blocks: str | None = None) -> Page | FceError:
     try:
-        return run_limited(page_timeout, partial(item.parse, max_bytes=max_bytes), source=item.source)
+        return run_limited(page_timeout, partial(item.parse, max_bytes=max_bytes, blocks=blocks), source=item.source)
     except FceError as exc:
         return exc
 

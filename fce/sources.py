@@ -93,13 +93,14 @@ class PageInput:
     charset: str | None = None
     error: FceError | None = None
 
-    def parse(self, *, max_bytes: int = MAX_PAGE_BYTES) -> Page:
-        """The parsed page; raises the reading error, or what :func:`fce.parse.parse_page` raises."""
+    def parse(self, *, max_bytes: int = MAX_PAGE_BYTES, blocks: str | None = None) -> Page:
+        """The parsed page; raises the reading error, or what :func:`fce.parse.parse_page` raises (``blocks``: see
+        there)."""
         if self.error is not None:
             raise self.error
         assert self.data is not None
         return parse_page(self.data, url=self.url, declared_charset=self.charset, source=self.source,
-                          max_bytes=max_bytes)
+                          max_bytes=max_bytes, blocks=blocks)
 
 
 # --- resolving arguments ------------------------------------------------------------------------------------

@@ -663,3 +663,122 @@ def test_another_hidden_style_goes_to_is_hidden(monkeypatch, reconfigured, impl)
     t = tree(html)
     assert t.render(0) == "none"
     assert t.blocks == _reference_segment(parse_page(html).root, "qualified").blocks
+
+
+# -- the walk from the parser's events (parse_page(blocks=…): no lxml tree) -----------------------------------------
+
+EVENT_PAGES = TRICKY_PAGES[:3] + [
+    # hidden elements, a link with its text in several runs, an anchor, a line break, entities, an iframe
+    b"<html><body><div id=a hidden>gone</div><p aria-hidden=true class='x fallback-image'>kept</p>"
+    b"<p aria-hidden=true>gone</p><p style='COLOR:red; Display : none'>gone</p><p style='display:block'>shown</p>"
+    b"<div class>empty class</div><div id=a id=b class=c class=d>dup attributes</div>"
+    b"<a href>l1 <b>bold</b> &amp; l2</a> <a name=top>anchor</a> x<br>y &nbsp;&#8212; z"
+    b"<iframe src=f>frame</iframe><DIV CLASS=Upper>upper case</DIV></body></html>",
+    # text outside the body and after the root, whitespace runs of every kind and length, CR LF, form feeds
+    b"<!DOCTYPE html>lead text<html>root text<body>" + b" " * 300 + b"<p>a\r\nb\tc\x0cd e</p>" + b"\n" * 200
+    + b"<p>" + b"\t " * 100 + b"x</p></body></html>after root<p>after</p>",
+    # unclosed and implied elements, tables without their inner tags, an element left open at the end
+    b"<title>t</title>text in head<p>one<p>two<li>three<td>four<table><td>cell<tr>row</table>"
+    b"<div><span>open",
+    # a NUL byte past the part parse_page sniffs (decoded first: the tree path)
+    b"<html><body><p>" + b"x" * 20000 + b"</p><p>before\x00after</p><p>next</p></body></html>",
+    # deep, but not as deep as libxml2's tree builder stops at (2,048 elements)
+    b"<html><body>" + b"<div><span>x" * 990 + b"deep" + b"</span></div>" * 990 + b"</body></html>",
+    # nested skipped elements and links inside them; a form field inside a link
+    b"<body><a href=1>a<script>s</script>b<noscript><a href=2>in</a></noscript>c<input>d</a>e"
+    b"<object><a href=3>o</a></object>f<video><p>v</p></video></body>",
+]
+
+
+def _events_and_tree(html, style):
+    """``parse_page(html, blocks=style)``, ``parse_page(html)``, and whether the first made its blocks from the
+    parser's events."""
+    from fce.parse import _SegmentedPage
+
+    page = parse_page(html, blocks=style)
+    return page, parse_page(html), isinstance(page, _SegmentedPage)
+
+
+def _read_from_bytes(html):
+    """Whether parse_page parses ``html`` as it is (its only path where the walk from events runs)."""
+    from fce.parse import _parse_from_bytes
+
+    return _parse_from_bytes(html, None, url=None, source=None, meta=None) is not None
+
+
+needs_events = pytest.mark.skipif(not getattr(__import__("fce.blocks").blocks._ACCEL, "SAX_AVAILABLE", False),
+                                  reason="the walk from parse events is not available here")
+
+
+@needs_events
+@pytest.mark.parametrize("style", ["paper", "qualified"])
+@pytest.mark.parametrize("html", EVENT_PAGES, ids=range(len(EVENT_PAGES)))
+def test_events_segment_as_the_tree_walk(html, style):
+    page, parsed, from_events = _events_and_tree(html, style)
+    assert from_events == _read_from_bytes(html)  # (pages decoded first, with a NUL, say, take the tree path)
+    assert page.cache[f"blocks:{style}"] is blocks_of(page, style)
+    assert_same_tree(blocks_of(page, style), blocks_of(parsed, style))
+
+
+@needs_events
+@pytest.mark.parametrize("layout", ["div", "table"])
+def test_events_segment_as_the_tree_walk_on_generated_sites(layout):
+    from tests._sites import site_pages
+
+    for gold, _ in site_pages("events.test", 12, 5, layout):
+        for style in ("paper", "qualified"):
+            page, parsed, from_events = _events_and_tree(gold.html, style)
+            assert from_events
+            assert_same_tree(blocks_of(page, style), blocks_of(parsed, style))
+
+
+@needs_events
+@pytest.mark.parametrize(("html", "why"), [
+    (b"<html><frameset><frame src=a></frameset><noframes><p>framed</p></noframes></html>", "a noframes element"),
+    (b"<html><head><title>t</title><mbox>the text of the page</mbox></head></html>", "a body left in head"),
+    (b"<html><body>" + b"<div>" * 2100 + b"deep" + b"</div>" * 2100 + b"</body></html>", "too deep for libxml2"),
+])
+def test_pages_that_need_their_tree_are_given_back(html, why):
+    # parse_page repairs these trees (or flattens the page): the walk from events leaves them to the tree path
+    page, parsed, from_events = _events_and_tree(html, "qualified")
+    assert not from_events, why
+    assert_same_tree(blocks_of(page, "qualified"), blocks_of(parsed, "qualified"))
+
+
+@needs_events
+@settings(max_examples=300, deadline=None)
+@given(body=_markup(), head=st.sampled_from(["<head><title>t</title></head>", "", "<head><meta charset=utf-8>"]))
+def test_events_segment_any_markup_as_the_tree_walk(body, head):
+    html = (f"<html>{head}<body>" + body + "</body></html>").encode()
+    for style in ("paper", "qualified"):
+        try:
+            page, parsed, _ = _events_and_tree(html, style)
+        except Exception as exc:  # parse_page refuses the page (binary, say): both ways
+            with pytest.raises(type(exc)):
+                parse_page(html)
+            return
+        assert_same_tree(blocks_of(page, style), blocks_of(parsed, style))
+
+
+@needs_events
+def test_a_page_segmented_from_events_parses_its_tree_when_asked():
+    from lxml import etree
+
+    html = EVENT_PAGES[4]
+    page, parsed, from_events = _events_and_tree(html, "qualified")
+    assert from_events
+    root = page.root  # parsed now, on the path parse_page takes, and kept
+    assert root is page.root and etree.tostring(root) == etree.tostring(parsed.root)
+    assert page.body.tag == "body"
+    assert_same_tree(blocks_of(page, "paper"), blocks_of(parsed, "paper"))  # another style: from the tree
+
+
+@needs_events
+def test_events_segment_in_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    pages = EVENT_PAGES * 4
+    want = [blocks_of(parse_page(h), "qualified").blocks for h in pages]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda h: blocks_of(parse_page(h, blocks="qualified"), "qualified").blocks, pages))
+    assert got == want

@@ -107,7 +107,7 @@ def _learn_one(job: LearnJob, sources: Sequence[InputSource], store: TemplateSto
             if record.status is not None:
                 continue
             try:
-                pages[(index, record.ref)] = parse_record(record, settings)
+                pages[(index, record.ref)] = parse_record(record, settings, learning=True)
             except (InputError, PageTimeoutError):
                 continue  # a sampled page that is not usable: learn from the others
     usable = [pages[key] for key in job.pages if key in pages]  # in sample order: independent of file order

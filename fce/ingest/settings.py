@@ -30,10 +30,18 @@ class Settings:
     ttl: float | None
 
 
-def parse_record(record: RawRecord, settings: Settings) -> Page:
-    """Parse a record's body, within the time limit."""
+def parse_record(record: RawRecord, settings: Settings, *, learning: bool = False) -> Page:
+    """Parse a record's body, within the time limit; its block tree made while parsing where that is what learning,
+    the method, or the template and fallback read (``fce.parse.parse_page``'s ``blocks``)."""
+    from fce.blocks import DEFAULT_PATH_STYLE
+    from fce.methods import get_method
+    from fce.pipeline import parse_blocks
+
     data = record.data
     assert data is not None
+    blocks = (DEFAULT_PATH_STYLE if learning else get_method(settings.method).blocks if settings.method is not None
+              else parse_blocks(settings.fallback))
     return run_limited(settings.timeout, lambda: parse_page(data, url=record.url, declared_charset=record.charset,
-                                                            source=record.url, max_bytes=settings.max_bytes),
+                                                            source=record.url, max_bytes=settings.max_bytes,
+                                                            blocks=blocks),
                        source=record.url)

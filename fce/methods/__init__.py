@@ -37,6 +37,10 @@ class MethodInfo:
     paper: str
     params: Mapping[str, Any] = field(default_factory=dict)
     description: str = ""
+    #: The path style of the block tree the method reads (:func:`fce.blocks.blocks_of`) when that tree is all it
+    #: reads of the page; None when it reads the lxml tree. A caller that knows the method parses pages with
+    #: ``parse_page(blocks=…)``, which makes that tree while parsing and builds no lxml tree.
+    blocks: str | None = None
 
     def __call__(self, page: Page) -> Extraction:
         blocks = tuple(self.func(page))
@@ -71,15 +75,18 @@ if switched_off() and not any(
 
 
 def register(
-    name: str, *, paper: str, params: Mapping[str, Any] | None = None, description: str = ""
+    name: str, *, paper: str, params: Mapping[str, Any] | None = None, description: str = "",
+    blocks: str | None = None,
 ) -> Callable[[MethodFunc], MethodFunc]:
-    """Decorator: register ``func`` as method ``name``. Registering a name twice is an error."""
+    """Decorator: register ``func`` as method ``name``. Registering a name twice is an error. ``blocks``: see
+    :attr:`MethodInfo.blocks`."""
 
     def decorate(func: MethodFunc) -> MethodFunc:
         if name in _REGISTRY and _REGISTRY[name].func is not func:
             raise ValueError(f"method {name!r} is already registered")
         doc = (func.__doc__ or "").strip().splitlines()
-        _REGISTRY[name] = MethodInfo(name, func, paper, dict(params or {}), description or (doc[0] if doc else ""))
+        _REGISTRY[name] = MethodInfo(name, func, paper, dict(params or {}), description or (doc[0] if doc else ""),
+                                     blocks)
         return func
 
     return decorate

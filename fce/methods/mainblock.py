@@ -57,7 +57,7 @@ try:
 except ModuleNotFoundError:  # Cython is a build requirement only: plain Python then (see the module docstring)
     from fce import _cython_shim as cython
 
-from fce.blocks import INLINE_BLOCK_TAGS, BlockTree, Columns, blocks_of, subtree_sums
+from fce.blocks import DEFAULT_PATH_STYLE, INLINE_BLOCK_TAGS, BlockTree, Columns, blocks_of, subtree_sums
 from fce.extraction import ExtractedBlock
 from fce.learn import name_words
 from fce.methods import register
@@ -262,6 +262,7 @@ def _headline(tree: BlockTree, start: int, skip: Sequence[bool]) -> int | None:
         "alternative_share": ALTERNATIVE_SHARE,
         "retry_min_chars": RETRY_MIN_CHARS,
     },
+    blocks=DEFAULT_PATH_STYLE,  # (it reads the block tree alone)
 )
 def mainblock(page: Page) -> list[ExtractedBlock]:
     """Best-scoring container of paragraphs (readability-style scores over the block tree)."""

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from fce.blocks import blocks_of
+from fce.blocks import DEFAULT_PATH_STYLE, blocks_of
 from fce.extraction import ExtractedBlock
 from fce.methods import register
 from fce.parse import Page
 
 
-@register("plain", paper="000 (Gottron, evaluation framework) §5: Plain", params={})
+@register("plain", paper="000 (Gottron, evaluation framework) §5: Plain", params={}, blocks=DEFAULT_PATH_STYLE)
 def plain(page: Page) -> list[ExtractedBlock]:
     """All visible text in document order (head, scripts, styles removed)."""
     tree = blocks_of(page)
