@@ -459,6 +459,12 @@ _ACCEL = _load_accelerator()
 ACCELERATED = _ACCEL is not None
 
 
+def sax_available() -> bool:
+    """Whether :func:`sax_segmentation` runs here (the compiled walk is built, libxml2's functions were found and
+    its version is one the walk from parse events was checked on)."""
+    return bool(getattr(_ACCEL, "SAX_AVAILABLE", False))
+
+
 def sax_segmentation(data: bytes, qualified: bool) -> object | None:
     """The compiled walk made from libxml2's parse events of ``data`` (``fce/_segment.pyx``: ``segment_bytes``),
     or None (not compiled or not available here, or a page that needs its tree)."""

@@ -505,6 +505,15 @@ def methods() -> None:
     for what, compiled, where, python, missing in parts:
         typer.echo(f"{what}: " + (f"compiled ({where})" if compiled
                                   else f"{python} ({missing}, or {NO_ACCEL_ENV} set; same output, slower)"))
+    from lxml import etree
+
+    from fce.blocks import sax_available
+
+    version = ".".join(map(str, etree.LIBXML_VERSION))
+    typer.echo("block tree made while parsing (detection, learning): " + (
+        f"on (libxml2 {version}'s parse events; no lxml tree built)" if sax_available() else
+        f"off (libxml2 {version} is not a checked version, or the segmentation is not compiled; same output, "
+        f"slower)"))
 
 
 @app.command()

@@ -782,3 +782,20 @@ def test_events_segment_in_threads():
     with ThreadPoolExecutor(4) as pool:
         got = list(pool.map(lambda h: blocks_of(parse_page(h, blocks="qualified"), "qualified").blocks, pages))
     assert got == want
+
+
+@pytest.mark.parametrize("off", ["unchecked libxml2", "pure Python"])
+def test_without_the_walk_from_events_the_block_tree_comes_from_the_lxml_tree(off, monkeypatch):
+    from fce import blocks
+    from fce.parse import Page
+
+    if off == "pure Python":
+        monkeypatch.setattr(blocks, "_ACCEL", None)
+    elif blocks._ACCEL is None:
+        pytest.skip("the compiled segmentation is not built")
+    else:
+        monkeypatch.setattr(blocks._ACCEL, "SAX_AVAILABLE", False)
+    assert not blocks.sax_available()
+    page = parse_page(FIGURE_2, blocks="qualified")
+    assert type(page) is Page and "blocks:qualified" in page.cache  # made from the tree, at once
+    assert blocks_of(page, "qualified").blocks == blocks_of(parse_page(FIGURE_2), "qualified").blocks

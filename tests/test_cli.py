@@ -383,6 +383,9 @@ def test_version_methods_and_help() -> None:
     from fce.methods.mainblock import COMPILED
 
     assert ("mainblock scoring (the fallback and guided detection): compiled" in methods) == COMPILED
+    from fce.blocks import sax_available
+
+    assert ("block tree made while parsing (detection, learning): on" in methods) == sax_available()
     assert "Usage" in run().output
     # eval and ingest are loaded when asked for, and listed where they always were
     listed = run("--help").stdout.split("Commands:")[1].splitlines()

@@ -177,3 +177,23 @@ def test_a_detector_is_wrapped_for_layout_choice_once(example_template):
     del detector, site
     gc.collect()
     assert gone() is None  # the wrapper lives with its detector, not longer
+
+
+def test_blocks_for_reads_the_template_and_the_fallback():
+    from fce.detect import Detector
+    from fce.layouts import SiteDetector
+    from fce.learn import TemplateLearner
+    from fce.pipeline import blocks_for, parse_blocks
+    from fce.template import SiteTemplates
+    from tests._sites import site_pages
+
+    pages = [p for _, p in site_pages("blocks.test", 8, 2)]
+    qualified = TemplateLearner("blocks.test").fit(pages).template_
+    paper = TemplateLearner("blocks.test", path_style="paper").fit(pages).template_
+    record = SiteTemplates.of(qualified)
+    for template in (qualified, Detector(qualified), record, SiteDetector(record)):
+        assert blocks_for(template, "mainblock") == blocks_for(template, None) == "qualified"
+        assert blocks_for(template, "density") is None  # the fallback reads the lxml tree
+    assert blocks_for(paper, None) == "paper" and blocks_for(paper, "mainblock") is None  # two styles: the tree
+    assert blocks_for(None, "plain") == "qualified" and blocks_for(None, "ccb") is None
+    assert parse_blocks("mainblock") == parse_blocks(None) == "qualified" and parse_blocks("density") is None
