@@ -55,6 +55,7 @@ from lxml import etree as _etree  # the C API is imported from the loaded lxml.e
 
 cetree.import_lxml__etree()
 
+cdef const char* _EMPTY = b""  # the value of an attribute written without one (and an empty class)
 cdef array.array _LONGS = array.array("l")  # the type of the integer columns and sums (array.clone's template)
 
 cdef extern from "Python.h":
@@ -1369,48 +1370,61 @@ cdef bint _hides(xmlNode* node, str tag, _ElementOf owner) except -1:
     return _is_hidden(owner.proxy(node))  # the pattern is not C_HIDDEN_STYLE, or a value is split over nodes
 
 
+cdef enum:  # which attribute of those fce.blocks.is_hidden reads (_visibility_attr)
+    V_NONE = 0
+    V_HIDDEN = 1   # hidden
+    V_ARIA = 2     # aria-hidden
+    V_STYLE = 3    # style
+    V_CLASS = 4    # class
+
+
+cdef inline int _visibility_attr(const char* name) noexcept:
+    """Which of the attributes ``fce.blocks.is_hidden`` reads ``name`` is (``V_…``)."""
+    if name[0] == b'h':
+        return V_HIDDEN if _same_string(name, b"hidden") else V_NONE
+    if name[0] == b'a':
+        return V_ARIA if _same_string(name, b"aria-hidden") else V_NONE
+    if name[0] == b's':
+        return V_STYLE if _same_string(name, b"style") else V_NONE
+    if name[0] == b'c':
+        return V_CLASS if _same_string(name, b"class") else V_NONE
+    return V_NONE
+
+
+cdef int _hidden_by(const char* aria, const char* classes, const char* style) noexcept:
+    """``fce.blocks.is_hidden`` of an element without a ``hidden`` attribute, from the values of its first
+    ``aria-hidden``, ``class`` and ``style`` attributes (NULL: absent): ``aria-hidden="true"`` unless the class
+    holds the ARIA exception; a style matching :data:`C_HIDDEN_STYLE`."""
+    if aria is not NULL and strcmp(aria, b"true") == 0:
+        if strstr(classes if classes is not NULL else _EMPTY, <const char*>_aria_exception) is NULL:
+            return 1
+    if style is not NULL:
+        return _style_hides(style)
+    return 0
+
+
 cdef int _hidden(xmlNode* node) noexcept:
     """``fce.blocks.is_hidden`` in C: 1 hidden, 0 shown, -1 to be asked of Python (a value it needs is split over
-    several nodes). Hidden: a ``hidden`` attribute; ``aria-hidden="true"`` unless the class holds the ARIA
-    exception; a style matching :data:`C_HIDDEN_STYLE`. Attributes in a namespace do not count (lxml's
-    ``el.get(name)``); the first of a name does."""
+    several nodes). Hidden: a ``hidden`` attribute, or what :func:`_hidden_by` finds. Attributes in a namespace do
+    not count (lxml's ``el.get(name)``); the first of a name does."""
     cdef xmlAttr* attr = node.properties
-    cdef const char* name
-    cdef xmlAttr* aria = NULL
-    cdef xmlAttr* style = NULL
-    cdef xmlAttr* classes = NULL
-    cdef const char* value
-    cdef const char* class_value
+    cdef xmlAttr* found[5]
+    cdef const char* values[5]
+    cdef int which, k
+    memset(found, 0, sizeof(found))
     while attr is not NULL:
         if attr.ns is NULL:
-            name = <const char*>attr.name
-            if name[0] == b'h':
-                if _same_string(name, b"hidden"):
-                    return 1
-            elif name[0] == b'a':
-                if aria is NULL and _same_string(name, b"aria-hidden"):
-                    aria = attr
-            elif name[0] == b's':
-                if style is NULL and _same_string(name, b"style"):
-                    style = attr
-            elif name[0] == b'c':
-                if classes is NULL and _same_string(name, b"class"):
-                    classes = attr
-        attr = attr.next
-    if aria is not NULL:
-        if not _attr_text(aria, &value):
-            return -1
-        if strcmp(value, b"true") == 0:
-            class_value = b""
-            if classes is not NULL and not _attr_text(classes, &class_value):
-                return -1
-            if strstr(class_value, <const char*>_aria_exception) is NULL:
+            which = _visibility_attr(<const char*>attr.name)
+            if which == V_HIDDEN:
                 return 1
-    if style is not NULL:
-        if not _attr_text(style, &value):
+            if which != V_NONE and found[which] is NULL:
+                found[which] = attr
+        attr = attr.next
+    for k in range(V_ARIA, V_CLASS + 1):
+        values[k] = NULL
+        if found[k] is not NULL and not _attr_text(found[k], &values[k]):
             return -1
-        return _style_hides(value)
-    return 0
+    return _hidden_by(values[V_ARIA], values[V_CLASS], values[V_STYLE])
 
 
 cdef inline const char* _css_space(const char* p) noexcept:
@@ -1998,7 +2012,6 @@ cdef class _EventWalk:
 cdef extern from "string.h":
     size_t strnlen(const char* s, size_t maxlen)
 
-cdef const char* _EMPTY = b""  # the value of an attribute written without one
 
 #: fce.parse.HEAD_TAGS (what may stay in <head>), set by configure_head_tags.
 cdef object _HEAD_TAGS = frozenset()
@@ -2027,35 +2040,19 @@ cdef inline bint _has_att(const_xmlChar** atts, const char* name) noexcept:
 
 
 cdef int _hidden_atts(const_xmlChar** atts) noexcept:
-    """:func:`_hidden` of an element by its attributes (the first of each name counts)."""
+    """:func:`_hidden` of an element by its attributes as the parser gives them (the first of each name counts)."""
     cdef Py_ssize_t i = 0
-    cdef const char* name
-    cdef const char* aria = NULL
-    cdef const char* style = NULL
-    cdef const char* classes = NULL
-    cdef const char* value
+    cdef const char* values[5]
+    cdef int which
+    memset(values, 0, sizeof(values))
     while atts[i] is not NULL:
-        name = <const char*>atts[i]
-        value = <const char*>atts[i + 1] if atts[i + 1] is not NULL else _EMPTY
-        if name[0] == b'h':
-            if _same_string(name, b"hidden"):
-                return 1
-        elif name[0] == b'a':
-            if aria is NULL and _same_string(name, b"aria-hidden"):
-                aria = value
-        elif name[0] == b's':
-            if style is NULL and _same_string(name, b"style"):
-                style = value
-        elif name[0] == b'c':
-            if classes is NULL and _same_string(name, b"class"):
-                classes = value
-        i += 2
-    if aria is not NULL and strcmp(aria, b"true") == 0:
-        if strstr(classes if classes is not NULL else _EMPTY, <const char*>_aria_exception) is NULL:
+        which = _visibility_attr(<const char*>atts[i])
+        if which == V_HIDDEN:
             return 1
-    if style is not NULL:
-        return _style_hides(style)
-    return 0
+        if which != V_NONE and values[which] is NULL:
+            values[which] = <const char*>atts[i + 1] if atts[i + 1] is not NULL else _EMPTY
+        i += 2
+    return _hidden_by(values[V_ARIA], values[V_CLASS], values[V_STYLE])
 
 
 # The callbacks run inside _read_memory, which _EventWalk.run calls holding the GIL: they touch Python objects
