@@ -22,10 +22,14 @@ checks both against the reference segmentation — including the walk's quirks: 
 of adjacent text nodes (``_collectText``), so text after a comment or processing instruction is not part of any
 tail, exactly as in the Python loop; a skipped element's subtree is not entered but its tail is kept.
 
-No libxml2 function is called (the module reads struct fields only), so it links against nothing but Python; the
-lxml headers are needed at build time only. Every set and table comes from :mod:`fce.blocks` through
-:func:`configure`, so the constants live in one place (the visibility test checks that the pattern it is given is
-the one it implements, and leaves any other to ``is_hidden``).
+The same walk also runs without a tree (:func:`segment_bytes`, at the end of this module): on the events libxml2's
+HTML parser gives its SAX handler while it parses a page's bytes, so that lxml's tree is never built nor freed
+(``fce.parse.parse_page(data, blocks=…)``). That part calls libxml2, lxml's own copy of it, through function
+pointers looked up in lxml's ``etree`` module at import (:data:`SAX_AVAILABLE` says whether they were found and
+the version is a checked one), so the module still links against nothing but Python; the lxml headers are needed
+at build time only. Every set and table comes from :mod:`fce.blocks` through :func:`configure`, so the constants
+live in one place (the visibility test checks that the pattern it is given is the one it implements, and leaves
+any other to ``is_hidden``).
 """
 
 from cpython.bytes cimport PyBytes_AS_STRING

@@ -1,7 +1,9 @@
 """Bytes → text → lxml tree, in one place.
 
 :func:`parse_page` is the only function in fce that decodes and parses; everything downstream takes the
-:class:`Page` it returns (parse once, pass the tree).
+:class:`Page` it returns (parse once, pass the tree). A caller that reads only the page's block tree asks for it
+with ``blocks=``: it is then made while parsing, from the parser's events, and the lxml tree is built only if
+``page.root`` is read (``fce/_segment.pyx``, :func:`segment_from_bytes`).
 
 Encoding is chosen in this order (issue #2): the caller's declared charset (an HTTP ``Content-Type``), a byte-order
 mark, ``<meta charset>`` / ``<meta http-equiv="Content-Type">`` in the first :data:`META_SCAN_BYTES` bytes, an XML
