@@ -350,7 +350,8 @@ def parse_page(
         raw = data if exact else None
     else:
         text, encoding = data, "unicode"
-    page = _parse_text(text, encoding=encoding, url=url, source=source, size=size, meta=meta or {}, raw=raw)
+    page = _parse_text(text, encoding=encoding, url=url, source=source, size=size, meta=meta or {}, raw=raw,
+                       blocks=blocks)
     return _with_blocks(page, blocks)
 
 
@@ -508,23 +509,34 @@ def _parse_from_bytes(data: bytes, declared: str | None, *, url: str | None, sou
     ):
         return None
     if blocks is not None:
-        tree = segment_from_bytes(data, blocks)
-        if tree is not None:
-            page = _SegmentedPage(root=None, url=url, encoding=encoding, source=source, size=len(data),
-                                  meta=meta or {})
-            object.__setattr__(page, "_data", data)
-            object.__setattr__(page, "_name", source or url)
-            page.cache[f"blocks:{blocks}"] = tree
+        page = _segmented(data, blocks, url=url, encoding=encoding, source=source, size=len(data), meta=meta or {})
+        if page is not None:
             return page
     root = _repaired(_parse_tree(None, source or url, data))
     return Page(root=root, url=url, encoding=encoding, source=source, size=len(data), meta=meta or {})
 
 
+def _segmented(data: bytes, blocks: str, *, url: str | None, encoding: str, source: str | None, size: int,
+               meta: dict[str, Any]) -> Page | None:
+    """The page whose UTF-8 bytes ``data`` are what :func:`_parse_tree` would parse, with its block tree made from
+    the parser's events and its lxml tree parsed from ``data`` when asked for; None where the tree path must
+    parse it (:func:`segment_from_bytes`)."""
+    tree = segment_from_bytes(data, blocks)
+    if tree is None:
+        return None
+    page = _SegmentedPage(root=None, url=url, encoding=encoding, source=source, size=size, meta=meta)
+    object.__setattr__(page, "_data", data)
+    object.__setattr__(page, "_name", source or url)
+    page.cache[f"blocks:{blocks}"] = tree
+    return page
+
+
 def segment_from_bytes(data: bytes, path_style: str) -> Any:
     """The block tree (:class:`fce.blocks.BlockTree`) of a page's UTF-8 bytes in ``path_style``, made from
     libxml2's parse events by the compiled walk without building the lxml tree; None where it cannot be (not
-    compiled, another libxml2 version, or a page that needs the tree: see ``fce/_segment.pyx``). The bytes must
-    have passed :func:`_parse_from_bytes`'s checks (this is what fce's parser would read as they are)."""
+    compiled, another libxml2 version, or a page that needs the tree: see ``fce/_segment.pyx``). ``data`` must be
+    what :func:`_parse_tree` would parse: the page's bytes where they passed :func:`_parse_from_bytes`'s checks,
+    else its checked text in UTF-8 (:func:`_parse_text`)."""
     from fce.blocks import PATH_STYLES, BlockTree, sax_segmentation
 
     if path_style not in PATH_STYLES:
@@ -547,7 +559,7 @@ def _maybe_utf16(data: bytes, name: str | None) -> bytes:
 
 
 def _parse_text(text: str, *, encoding: str, url: str | None, source: str | None, size: int,
-                meta: dict[str, Any], raw: bytes | None = None) -> Page:
+                meta: dict[str, Any], raw: bytes | None = None, blocks: str | None = None) -> Page:
     """Check and parse ``text``; ``raw``, when given, is ``text`` encoded as UTF-8 (handed to libxml2 as long as
     the checks leave the text unchanged: encoding it again cost a twentieth of a parse)."""
     name = source or url
@@ -569,6 +581,11 @@ def _parse_text(text: str, *, encoding: str, url: str | None, source: str | None
     limited = _limit_attributes(text)
     if limited is not text:
         text, raw = limited, None
+    if blocks is not None and "xmlns:" not in text:  # (prefixed names are renamed in the tree: the tree path)
+        data = raw if raw is not None else text.encode("utf-8", errors="replace")  # what _parse_tree parses
+        page = _segmented(data, blocks, url=url, encoding=encoding, source=source, size=size, meta=meta)
+        if page is not None:
+            return page
     root = _parse_tree(text, name, raw)
     if "xmlns:" in text:
         _rename_foreign_prefixes(root, text)
