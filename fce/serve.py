@@ -46,6 +46,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from fce import __version__
+from fce.blocks import DEFAULT_PATH_STYLE
 from fce.detect import DEFAULT_MODE, DETECTION_MODES, MIN_FIT
 from fce.errors import (
     FceError,
@@ -461,7 +462,8 @@ def create_app(
         for i, text in enumerate(body.html):
             try:
                 pages.append(run_limited(page_timeout, partial(parse_page, text.encode("utf-8"),
-                                                               source=f"html[{i}]", max_bytes=max_page)))
+                                                               source=f"html[{i}]", max_bytes=max_page,
+                                                               blocks=DEFAULT_PATH_STYLE)))
             except InputError as exc:
                 skipped.append(exc)
         if body.urls:
@@ -475,7 +477,7 @@ def create_app(
                 try:
                     pages.append(run_limited(page_timeout, partial(
                         parse_page, result.data, url=result.final_url, declared_charset=result.charset,
-                        source=url, max_bytes=max_page)))
+                        source=url, max_bytes=max_page, blocks=DEFAULT_PATH_STYLE)))
                 except InputError as exc:
                     skipped.append(exc)
         try:
