@@ -581,7 +581,8 @@ def _parse_text(text: str, *, encoding: str, url: str | None, source: str | None
     limited = _limit_attributes(text)
     if limited is not text:
         text, raw = limited, None
-    if blocks is not None and "xmlns:" not in text:  # (prefixed names are renamed in the tree: the tree path)
+    # (a page binding a prefix to SVG or MathML has prefixed names renamed in its tree: the tree path)
+    if blocks is not None and ("xmlns:" not in text or _FOREIGN_PREFIX.search(text) is None):
         data = raw if raw is not None else text.encode("utf-8", errors="replace")  # what _parse_tree parses
         page = _segmented(data, blocks, url=url, encoding=encoding, source=source, size=size, meta=meta)
         if page is not None:

@@ -687,6 +687,8 @@ EVENT_PAGES = TRICKY_PAGES[:3] + [
     # windows-1252, declared (decoded, then parsed as UTF-8); an XML declaration (removed before the parse)
     b"<html><head><meta charset=windows-1252></head><body><p>caf\xe9 \x93quoted\x94 \x80 5</p></body></html>",
     b"<?xml version='1.0' encoding='utf-8'?><html><body><p>after the declaration</p></body></html>",
+    # namespace prefixes other than SVG's and MathML's (nothing renamed in the tree)
+    b"<html xmlns:fb='http://ogp.me/ns/fb#'><body><fb:like href=x>like</fb:like><p>text</p></body></html>",
     # nested skipped elements and links inside them; a form field inside a link
     b"<body><a href=1>a<script>s</script>b<noscript><a href=2>in</a></noscript>c<input>d</a>e"
     b"<object><a href=3>o</a></object>f<video><p>v</p></video></body>",
