@@ -1790,8 +1790,9 @@ cdef class _EventWalk:
     cdef Py_ssize_t text_len, text_cap
     cdef bint give_back       # the page needs the tree path
     cdef object error         # an exception raised inside a callback
-    # parse_page's repair of a body left in <head>: the first <head> under the root open; its first element
-    # child not of the head; a <body> or <frameset> under the root
+    # what parse_page's repair of a body left in <head> looks at: whether the root's first <head> is open, has
+    # been seen, and holds an element that may not stay in a head (fce.parse.HEAD_TAGS); whether the root has a
+    # <body> or a <frameset>
     cdef bint in_head, head_seen, head_foreign, body_seen
 
     def __cinit__(self):
