@@ -170,12 +170,11 @@ def _parse_as_commands(mods: dict[str, Any]) -> Callable[[bytes, Any, str | None
     """``parse(html, template, fallback)`` of one version, as its ``fce detect`` parses a page for a template and
     a fallback (without a template: ``fallback`` is the method run alone): with the block tree made while
     parsing where that is all they read (``parse_page(blocks=…)``), into the lxml tree in a version without it."""
-    parse = mods["fce.parse"].parse_page
+    parse = common.parser_with_blocks(mods["fce.parse"].parse_page)
     blocks_for = getattr(mods["fce.pipeline"], "blocks_for", None)
 
     def run(html: bytes, template: Any, fallback: str | None) -> Any:
-        blocks = None if blocks_for is None else blocks_for(template, fallback)
-        return parse(html) if blocks is None else parse(html, blocks=blocks)
+        return parse(html, None, None if blocks_for is None else blocks_for(template, fallback))
 
     return run
 

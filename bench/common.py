@@ -43,6 +43,7 @@ __all__ = [
     "isolated",
     "load_specs",
     "make_extractor",
+    "parser_with_blocks",
     "peak_rss_mb",
     "percentile",
     "pool",
@@ -280,10 +281,10 @@ def make_extractor(name: str) -> Extractor:
 
         method = get_method(name[4:])
         blocks = getattr(method, "blocks", None)  # (as fce detect --method parses: see _detect_fn)
+        parse = parser_with_blocks(parse_page)
 
         def run_method(html: bytes, url: str | None) -> str:
-            page = parse_page(html, url=url) if blocks is None else parse_page(html, url=url, blocks=blocks)
-            return method(page).text
+            return method(parse(html, url, blocks)).text
 
         return run_method
     if name == "trafilatura":
@@ -506,10 +507,10 @@ def _detect_fn(component: str) -> Callable[[bytes, str | None, Any], str]:
     # as fce detect parses: the block tree made while parsing, where that is all the detection reads (an fce before
     # blocks_for, a --baseline, parses every page into its tree)
     blocks_for: Callable[..., str | None] | None = getattr(fce.pipeline, "blocks_for", None)
+    parse = parser_with_blocks(parse_page)
 
     def detect(html: bytes, url: str | None, detector: Any) -> str:
-        blocks = None if blocks_for is None else blocks_for(detector, fallback)
-        page = parse_page(html, url=url) if blocks is None else parse_page(html, url=url, blocks=blocks)
+        page = parse(html, url, None if blocks_for is None else blocks_for(detector, fallback))
         return extract(page, detector, fallback=fallback).text
 
     return detect
@@ -557,6 +558,20 @@ def speed_worker_at(code_root: str, component: str, specs: Sequence[PageSpec], t
     return result
 
 
+def parser_with_blocks(parse_page: Callable[..., Any]) -> Callable[[bytes, str | None, str | None], Any]:
+    """``parse(html, url, blocks)`` over an fce's ``parse_page``: with its block tree of style ``blocks`` made
+    while parsing (``parse_page(blocks=…)``, as the commands parse) where ``blocks`` is given and this fce has the
+    option (a ``--baseline`` may not), else into the lxml tree."""
+    with_blocks = "blocks" in inspect.signature(parse_page).parameters
+
+    def parse(html: bytes, url: str | None, blocks: str | None) -> Any:
+        if blocks is None or not with_blocks:
+            return parse_page(html, url=url)
+        return parse_page(html, url=url, blocks=blocks)
+
+    return parse
+
+
 #: What :func:`learn_worker` times.
 LEARN_KINDS = ("learn", "ce", "ce-pairwise")
 
@@ -585,12 +600,10 @@ def learn_worker(kind: str, sites: dict[str, Sequence[PageSpec]], repeats: int) 
     # where this fce can (parse_page's ``blocks``); the fit alone starts from pages parsed into their trees, so that
     # it includes segmentation on both sides
     style = LayoutLearner().path_style if kind == "learn" else ContentExtractor().path_style
-    with_blocks = "blocks" in inspect.signature(parse_page).parameters
+    parse = parser_with_blocks(parse_page)
 
     def read(raw: Sequence[tuple[bytes, str | None]]) -> list[Any]:
-        if with_blocks:
-            return [parse_page(h, url=u, blocks=style) for h, u in raw]
-        return [parse_page(h, url=u) for h, u in raw]
+        return [parse(h, u, style) for h, u in raw]
 
     first = next(iter(sites.values()), [])
     if first:  # warm-up: the first fit in a process pays for lazy imports and first-call set-up

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import inspect
 import json
 import random
 import sys
@@ -68,12 +67,7 @@ def digests(sample: int, seed: int, data: Path) -> dict[str, Any]:
                 lambda m=method: m(parse(html, spec.url, getattr(m, "blocks", None)))))
         return rec, page
 
-    with_blocks = "blocks" in inspect.signature(parse_page).parameters
-
-    def parse(html: bytes, url: str | None, blocks: str | None) -> Any:
-        if blocks is None or not with_blocks:
-            return parse_page(html, url=url)
-        return parse_page(html, url=url, blocks=blocks)
+    parse = common.parser_with_blocks(parse_page)
 
     for dataset in TEMPLATE_DATASETS + PAGE_DATASETS:
         specs = common.load_specs(dataset, data)

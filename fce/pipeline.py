@@ -84,17 +84,22 @@ def blocks_for(template: Compiled | None, fallback: str | None = DEFAULT_FALLBAC
         style = (template.path_style if isinstance(template, (Detector, SiteDetector))
                  else template.params.path_style if isinstance(template, Template)
                  else template.layouts[0].params.path_style)
-    if fallback is None:
-        return style
-    needs = get_method(fallback).blocks
-    return needs if needs is not None and (style is None or style == needs) else None
+    return _blocks_read(style, fallback)
 
 
 def parse_blocks(fallback: str | None = DEFAULT_FALLBACK) -> str | None:
     """:func:`blocks_for` before the site's template is known: its style is taken to be the default
     (:data:`fce.blocks.DEFAULT_PATH_STYLE`, what ``fce learn`` learns with)."""
-    needs = DEFAULT_PATH_STYLE if fallback is None else get_method(fallback).blocks
-    return needs if needs == DEFAULT_PATH_STYLE else None
+    return _blocks_read(DEFAULT_PATH_STYLE, fallback)
+
+
+def _blocks_read(style: str | None, fallback: str | None) -> str | None:
+    """The style of the block tree that a template of ``style`` (None: no template) and ``fallback`` read, when
+    that tree is all they read; else None."""
+    if fallback is None:
+        return style
+    needs = get_method(fallback).blocks
+    return needs if needs is not None and (style is None or style == needs) else None
 
 
 def compile_site(template: Compiled, *, mode: str = DEFAULT_MODE, min_fit: float = MIN_FIT) -> SiteDetector:
