@@ -947,6 +947,40 @@ cdef class _Builder:
         return out
 
 
+cdef enum:  # what _enter says of an element that is not a block
+    ENTERED = 0   # its children are walked
+    PASSED = 1    # not entered (skipped: script, form field, media, …); its end comes at once, its tail is kept
+    LINKED = 2    # entered, and a link opens (an <a href>)
+
+
+cdef inline int _enter(_Builder b, Py_ssize_t current, int kind, bint href) except -1:
+    """The counts and text an element of ``kind`` that is not a block adds to block ``current`` as it starts, and
+    whether it is entered (fce.blocks.segment_element's branches, in their order; ``href``: an ``<a>`` has one).
+    Shared by the walk over the tree and the walk over parse events."""
+    if kind == K_SCRIPT:
+        b.items[current].counts[2] += 1
+        return PASSED
+    if kind == K_FORM:
+        b.items[current].counts[3] += 1
+        return PASSED
+    if kind == K_MEDIA:
+        b.items[current].counts[1] += 1
+        return PASSED
+    if kind == K_SKIP:
+        return PASSED
+    if kind == K_A:
+        if href:  # <a name=…> is an anchor, not a link
+            b.items[current].counts[0] += 1
+            return LINKED
+    elif kind == K_IMG:
+        b.items[current].counts[1] += 1
+    elif kind == K_INPUT:
+        b.items[current].counts[3] += 1
+    elif kind == K_BR:
+        b.text(current, "\n")
+    return ENTERED
+
+
 def segment(cetree._Element root, bint qualified):
     """The segmentation of ``fce.blocks.segment_element(root, …)`` for an element root, as the walk left it: the
     object ``fce.blocks.BlockTree`` reads column-wise and turns into ``Block`` tuples only when asked."""
@@ -959,7 +993,7 @@ cdef _Builder _walk(cetree._Element root, bint qualified):
     cdef xmlNode* up
     cdef _Builder b = _Builder()
     cdef Py_ssize_t current, idx, link_depth = 0
-    cdef int kind
+    cdef int kind, entered
     cdef str tag, text
     cdef PyObject* tagp
     cdef _ElementOf owner = _ElementOf(root)
@@ -999,27 +1033,14 @@ cdef _Builder _walk(cetree._Element root, bint qualified):
             if tag == "iframe":
                 b.items[idx].counts[4] = 1
             current = idx
-        elif kind == K_SCRIPT or kind == K_FORM or kind == K_MEDIA or kind == K_SKIP:
-            if kind == K_SCRIPT:
-                b.items[current].counts[2] += 1
-            elif kind == K_FORM:
-                b.items[current].counts[3] += 1
-            elif kind == K_MEDIA:
-                b.items[current].counts[1] += 1
-            # not entered; its end comes at once (its tail is kept)
-            _tail(b, node, current, link_depth)
-            node = _next_element(node.next)
-            continue
-        elif kind == K_A:
-            if _attr_present(node, b"href"):  # <a name=…> is an anchor, not a link
-                b.items[current].counts[0] += 1
+        else:
+            entered = _enter(b, current, kind, kind == K_A and _attr_present(node, b"href"))
+            if entered == PASSED:  # not entered; its end comes at once (its tail is kept)
+                _tail(b, node, current, link_depth)
+                node = _next_element(node.next)
+                continue
+            if entered == LINKED:
                 link_depth += 1
-        elif kind == K_IMG:
-            b.items[current].counts[1] += 1
-        elif kind == K_INPUT:
-            b.items[current].counts[3] += 1
-        elif kind == K_BR:
-            b.text(current, "\n")
         text = _collect_text(node.children)
         if text is not None:
             b.text(current, text)
@@ -1891,12 +1912,12 @@ cdef class _EventWalk:
         cdef int kind
         cdef str tag
         cdef Py_ssize_t idx
+        cdef int entered
         cdef char flags = 0
         if self.done:
             return 0
-        if _same_string(<const char*>name, b"noframes"):
-            self.give_back = True  # (parse_page may parse its text as markup)
-        if self.depth + self.skip >= _MAX_OPEN:
+        if _same_string(<const char*>name, b"noframes") or self.depth + self.skip >= _MAX_OPEN:
+            # parse_page may parse a <noframes>'s text as markup; libxml2's tree builder stops a tree this deep
             self.give_back = True
             _stop_parser(self.ctxt)
             return 0
@@ -1920,8 +1941,9 @@ cdef class _EventWalk:
             self._head_child(name)
         kind = _kind_of_name(name, &tagp)
         tag = <str>tagp
-        if atts is not NULL and atts[0] is not NULL and self._hides(atts, tag):
-            return self._skip()
+        if (atts is not NULL and atts[0] is not NULL and _hidden_atts(atts) and tag not in _never_hidden):
+            self.skip = 1  # not shown: passed over with what is inside it (its tail is kept)
+            return 0
         if kind == K_BLOCK:
             idx = self.b.add(self.current, _path_from(<str>self.b.paths[self.current], <const char*>name,
                                                       _att(atts, b"id") if self.qualified else NULL,
@@ -1931,47 +1953,20 @@ cdef class _EventWalk:
                 self.b.items[idx].counts[4] = 1
             self.current = idx
             flags = F_BLOCK
-        elif kind == K_SCRIPT or kind == K_FORM or kind == K_MEDIA or kind == K_SKIP:
-            if kind == K_SCRIPT:
-                self.b.items[self.current].counts[2] += 1
-            elif kind == K_FORM:
-                self.b.items[self.current].counts[3] += 1
-            elif kind == K_MEDIA:
-                self.b.items[self.current].counts[1] += 1
-            return self._skip()  # not entered
-        elif kind == K_A:
-            if _has_att(atts, b"href"):  # <a name=…> is an anchor, not a link
-                self.b.items[self.current].counts[0] += 1
+        else:
+            entered = _enter(self.b, self.current, kind, kind == K_A and _att(atts, b"href") is not NULL)
+            if entered == PASSED:
+                self.skip = 1  # passed over with what is inside it (its tail is kept)
+                return 0
+            if entered == LINKED:
                 self.link_depth += 1
                 flags = F_LINK
-        elif kind == K_IMG:
-            self.b.items[self.current].counts[1] += 1
-        elif kind == K_INPUT:
-            self.b.items[self.current].counts[3] += 1
-        elif kind == K_BR:
-            self.b.text(self.current, "\n")
         return self._push(flags)
-
-    cdef int _skip(self) except -1:
-        """Pass over the element just started and what is inside it (its tail is kept)."""
-        self.skip = 1
-        return 0
 
     cdef int _head_child(self, const_xmlChar* name) except -1:
         if not self.head_foreign and (<bytes>name).decode("utf-8") not in _HEAD_TAGS:
             self.head_foreign = True
         return 0
-
-    cdef bint _hides(self, const_xmlChar** atts, str tag) except -1:
-        """_hides of an element by its attributes."""
-        cdef int hidden
-        if not _hidden_in_c:  # (the visibility test is Python's: it needs the element)
-            self.give_back = True
-            return False
-        hidden = _hidden_atts(atts)
-        if hidden == 0 or tag in _never_hidden:
-            return False
-        return True
 
     cdef int end(self) except -1:
         cdef char flags
@@ -2038,10 +2033,6 @@ cdef inline const char* _att(const_xmlChar** atts, const char* name) noexcept:
             return <const char*>atts[i + 1] if atts[i + 1] is not NULL else _EMPTY
         i += 2
     return NULL
-
-
-cdef inline bint _has_att(const_xmlChar** atts, const char* name) noexcept:
-    return _att(atts, name) is not NULL
 
 
 cdef int _hidden_atts(const_xmlChar** atts) noexcept:
@@ -2118,8 +2109,8 @@ def segment_bytes(bytes data, bint qualified):
     the same as ``segment(root, qualified)`` of the root that fce's lxml parser builds from ``data``, or None where
     the page needs that tree (see above) or this cannot run here (:data:`SAX_AVAILABLE`)."""
     cdef _EventWalk walk
-    if not SAX_AVAILABLE or len(data) > 2147483647:
-        return None
+    if not SAX_AVAILABLE or not _hidden_in_c or len(data) > 2147483647:
+        return None  # (_hidden_in_c: a visibility test other than the one in C needs the element: the tree path)
     walk = getattr(_walks, "walk", None)
     if walk is None:
         walk = _walks.walk = _EventWalk()
