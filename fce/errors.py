@@ -17,8 +17,9 @@ here, in one table (:data:`EXIT_CODES`), and is documented in the README.
     ├── TemplateError (ValueError)         a stored template that is corrupt, of another schema, or of another site
     ├── UnknownMethodError (LookupError)   ``--method`` names no registered method
     ├── StoreFailure (ConnectionError)     the template store failed (wraps templates_store.StoreError)
-    ├── EngineError (ConnectionError)      the batch engine cannot run: Dask missing or its scheduler unreachable
-    └── BrowserError (OSError)             ``fce show --png``: no headless browser installed, or it failed
+    ├── EngineError (ConnectionError)      the batch engine cannot run: its scheduler is unreachable
+    ├── BrowserError (OSError)             ``fce show --png``: no headless browser installed, or it failed
+    └── MissingExtraError (ImportError)    an optional part is not installed (the message says which extra)
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ __all__ = [
     "FetchError",
     "InputError",
     "LearnError",
+    "MissingExtraError",
     "NotHTMLError",
     "PageTimeoutError",
     "PageTooLargeError",
@@ -126,7 +128,7 @@ class StoreFailure(FceError, ConnectionError):
 
 
 class EngineError(FceError, ConnectionError):
-    """``fce ingest --engine dask`` cannot run: Dask distributed is not installed, or the scheduler is unreachable."""
+    """``fce ingest --engine dask`` cannot run: the scheduler is unreachable."""
 
     exit_code = 15
 
@@ -135,6 +137,17 @@ class BrowserError(FceError, OSError):
     """``fce show --png``: no headless browser (Chromium) is installed, or it failed to take the screenshot."""
 
     exit_code = 16
+
+
+class MissingExtraError(FceError, ImportError):
+    """An optional part of fce is not installed (the message names the extra and how to install it:
+    :func:`fce.extras.install_hint`); ``extra`` is its name."""
+
+    exit_code = 17
+
+    def __init__(self, message: str, *, extra: str, source: str | None = None) -> None:
+        self.extra = extra
+        super().__init__(message, source=source)
 
 
 #: Exit status of the CLI per error class; 0 is success, 1 an unexpected internal error, 2 a usage error
@@ -157,5 +170,6 @@ EXIT_CODES: dict[type[FceError], int] = {
         StoreFailure,
         EngineError,
         BrowserError,
+        MissingExtraError,
     )
 }

@@ -15,7 +15,7 @@ def test_exit_codes_are_distinct_and_not_reserved():
 @pytest.mark.parametrize("cls", [c for c in EXIT_CODES if c is not FceError])
 def test_every_error_is_also_a_builtin(cls):
     assert issubclass(cls, FceError)
-    assert any(issubclass(cls, base) for base in (ValueError, LookupError, OSError, TimeoutError))
+    assert any(issubclass(cls, base) for base in (ValueError, LookupError, OSError, TimeoutError, ImportError))
 
 
 def test_every_public_error_class_has_an_exit_code():

@@ -45,7 +45,8 @@ def test_peer_takes_a_declared_charset(name: str) -> None:
 
 
 def test_names() -> None:
-    assert peer_names() == ["boilerpy3", "justext", "readability", "resiliparse", "trafilatura"]
+    assert peer_names() == ["boilerpy3", "justext", "readability", "resiliparse", "trafilatura",
+                            "trafilatura-precision"]
 
 
 def test_unknown_peer() -> None:
@@ -56,7 +57,7 @@ def test_unknown_peer() -> None:
 def test_missing_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     fake = dataclasses.replace(PEERS["trafilatura"], module="fce_no_such_module_xyz")
     monkeypatch.setitem(peers.PEERS, "trafilatura", fake)
-    with pytest.raises(PeerUnavailableError, match=r"pip install 'fce\[peers\]'") as info:
+    with pytest.raises(PeerUnavailableError, match=r"pip install 'fastcontentextractor\[peers\]'") as info:
         get_peer("trafilatura")
     assert isinstance(info.value, ImportError) and isinstance(info.value, UnknownMethodError)
-    assert PEERS_EXTRA in str(info.value)
+    assert info.value.exit_code == 17 and info.value.extra == PEERS_EXTRA == "peers"

@@ -1,11 +1,14 @@
 """Other extractors as comparators for ``fce eval --peer NAME``: each an adapter from page bytes to text.
 
-Peers are optional (``pip install 'fce[peers]'``); each package is imported only when its peer runs, and a
-missing one raises :class:`PeerUnavailableError` naming the extra. Every adapter is called with the page's raw
-bytes (and the charset declared outside the page, if any — e.g. CleanEval's wrapper) and returns plain text.
+Peers are optional (``pip install 'fastcontentextractor[peers]'``); each package is imported only when its peer
+runs, and a missing one raises :class:`PeerUnavailableError` naming the extra. Every adapter is called with the
+page's raw bytes (and the charset declared outside the page, if any — e.g. CleanEval's wrapper) and returns plain
+text.
 Each peer runs with its library defaults; what the adapter adds is said in its entry of :data:`PEERS`:
 
 * ``trafilatura`` — ``trafilatura.extract(bytes)``, plain-text output; decodes the bytes itself.
+* ``trafilatura-precision`` — the same with ``favor_precision=True``, the setting trafilatura's documentation
+  gives for "less text but correct extraction".
 * ``readability`` — readability-lxml's ``Document(bytes).summary(html_partial=True)`` (decodes the bytes
   itself); the summary is HTML, turned into text by fce's ``plain`` method (all visible text, a line per
   block).
@@ -30,7 +33,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fce.errors import UnknownMethodError
+from fce.errors import MissingExtraError, UnknownMethodError
+from fce.extras import install_hint
 
 __all__ = [
     "PEERS",
@@ -43,16 +47,16 @@ __all__ = [
 ]
 
 #: The optional extra that installs every peer.
-PEERS_EXTRA = "fce[peers]"
+PEERS_EXTRA = "peers"
 
 PeerFunc = Callable[[bytes, "str | None"], str]
 
 
-class PeerUnavailableError(UnknownMethodError, ImportError):
-    """A peer whose package is missing: a ``LookupError`` like an unknown method, and an ``ImportError``.
+class PeerUnavailableError(MissingExtraError, UnknownMethodError):
+    """A peer whose package is missing: a :class:`fce.errors.MissingExtraError` (an ``ImportError``, exit code
+    17), and a ``LookupError`` like an unknown method."""
 
-    Subclasses :class:`fce.errors.UnknownMethodError`, so the CLI reports it with that class's exit code (12).
-    """
+    exit_code = MissingExtraError.exit_code
 
 
 @dataclass(frozen=True)
@@ -72,7 +76,7 @@ class Peer:
         except ImportError as exc:
             raise PeerUnavailableError(
                 f"peer {self.name!r} needs the package {self.package!r} ({exc}); "
-                f"install the peers with: pip install '{PEERS_EXTRA}'"
+                f"install the peers with: {install_hint(PEERS_EXTRA)}", extra=PEERS_EXTRA
             ) from None
 
     def __call__(self, html: bytes, declared_charset: str | None = None) -> str:
@@ -89,6 +93,12 @@ def _trafilatura(html: bytes, declared_charset: str | None) -> str:
     import trafilatura
 
     return trafilatura.extract(html) or ""
+
+
+def _trafilatura_precision(html: bytes, declared_charset: str | None) -> str:
+    import trafilatura
+
+    return trafilatura.extract(html, favor_precision=True) or ""
 
 
 def _readability(html: bytes, declared_charset: str | None) -> str:
@@ -139,6 +149,8 @@ PEERS: dict[str, Peer] = {
     p.name: p
     for p in (
         Peer("trafilatura", "trafilatura", "trafilatura", _trafilatura, "trafilatura.extract, defaults"),
+        Peer("trafilatura-precision", "trafilatura", "trafilatura", _trafilatura_precision,
+             "trafilatura.extract(favor_precision=True)"),
         Peer("readability", "readability", "readability-lxml", _readability, "readability-lxml summary"),
         Peer("justext", "justext", "jusText", _justext, "jusText, stop words of all its languages"),
         Peer("boilerpy3", "boilerpy3", "boilerpy3", _boilerpy3, "boilerpipe's ArticleExtractor"),

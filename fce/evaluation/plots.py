@@ -6,9 +6,10 @@
 * :func:`plot_time` — milliseconds per page, one box per method (Figure 3's processing time);
 * :func:`plot_all` — the three from per-page rows.
 
-One PNG per dataset (and measure). matplotlib is an optional extra (``pip install fce[plots]``), imported
-inside the functions; figures are drawn with the object-oriented API on an Agg canvas, so no global pyplot
-state or backend switch is touched. Every function returns the paths it wrote.
+One PNG per dataset (and measure). matplotlib is an optional extra (``pip install
+'fastcontentextractor[plots]'``), imported inside the functions; figures are drawn with the object-oriented API
+on an Agg canvas, so no global pyplot state or backend switch is touched. Every function returns the paths it
+wrote.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from fce.evaluation.measures import WORD
 from fce.evaluation.report import EvalRow, Summary, summarise
+from fce.extras import require
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -39,11 +41,10 @@ MAX_SITES_PER_PLOT = 30
 
 
 def _figure(width: float, height: float) -> Figure:
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ModuleNotFoundError as exc:  # pragma: no cover - depends on the environment
-        raise ModuleNotFoundError("plots need matplotlib: pip install 'fce[plots]'", name=exc.name) from exc
+    require("matplotlib", "plots", "fce eval --plots")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(width, height), layout="constrained")
     FigureCanvasAgg(fig)
     return fig
