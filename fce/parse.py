@@ -5,9 +5,11 @@
 with ``blocks=``: it is then made while parsing, from the parser's events, and the lxml tree is built only if
 ``page.root`` is read (``fce/_segment.pyx``, :func:`segment_from_bytes`).
 
-Encoding is chosen in this order (issue #2): the caller's declared charset (an HTTP ``Content-Type``), a byte-order
-mark, ``<meta charset>`` / ``<meta http-equiv="Content-Type">`` in the first :data:`META_SCAN_BYTES` bytes, an XML
-declaration's ``encoding``, then the detector charset-normalizer, then UTF-8. Decoding never fails. Text read as
+Encoding is chosen in this order: a byte-order mark, the caller's declared charset (an HTTP ``Content-Type``),
+``<meta charset>`` / ``<meta http-equiv="Content-Type">`` in the first :data:`META_SCAN_BYTES` bytes, an XML
+declaration's ``encoding``, then the detector charset-normalizer, then UTF-8. A label counts only if it is one of
+the WHATWG Encoding Standard's (:data:`_WHATWG_LABELS`): any other (``base64``, ``rot13``, ``punycode``, a typo)
+is treated as absent. Decoding never fails. Text read as
 UTF-8 (declared, or undeclared and mostly valid UTF-8) may mix in bytes of windows-1252, the usual legacy encoding
 pasted into a UTF-8 page: each byte that is not part of a valid UTF-8 sequence is read as windows-1252
 (:data:`UTF8_FALLBACK`, as ftfy and Beautiful Soup's ``detwingle`` do); other undecodable bytes become U+FFFD.
@@ -30,15 +32,15 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from lxml import etree
 
 from fce._accel import switched_off
 from fce.errors import EmptyPageError, NotHTMLError, PageTooLargeError
+from fce.page import HEAD_TAGS, Page
 
-__all__ = ["MAX_ATTRIBUTES", "MAX_DEPTH", "MAX_PAGE_BYTES", "Page", "decode_html", "parse_page"]
+__all__ = ["MAX_ATTRIBUTES", "MAX_DEPTH", "MAX_PAGE_BYTES", "WEB_CODECS", "Page", "decode_html", "parse_page"]
 
 #: Pages larger than this are refused (``PageTooLargeError``). 64 MiB holds every real page we have seen; the
 #: largest pages of the evaluation sets are under 2 MiB. Overridable per call (``max_bytes``) and on the CLI.
@@ -106,7 +108,69 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 _BOM_PREFIXES = tuple(bom for bom, _ in _BOMS)
-_UTF16_32 = frozenset({"utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"})
+
+#: The charset labels honoured: those of the WHATWG Encoding Standard (section 4.2, "Names and labels"; the list
+#: browsers honour), by the Python codec that decodes them. Any other label is no label at all, and the page is
+#: decoded as if it had none: Python's codecs that are not text encodings of web pages (``base64``, ``zlib``,
+#: ``hex``, ``rot13``, ``uu``, ``punycode``, ``idna``, ``utf-7``, ``unicode_escape``, ``undefined``), other Python
+#: aliases, misspellings, a label with a NUL in it. Where Python has no codec for a WHATWG decoder, its nearest
+#: superset: GBK is decoded by the gb18030 decoder (as the standard does: the 7 evaluation pages labelled gb2312
+#: decode to 24,196 U+FFFD with Python's gb2312, 197 with gb18030), Big5 by big5hkscs (the standard's index
+#: includes HKSCS), Shift_JIS and EUC-KR by Microsoft's cp932 and cp949 (the standard's windows-31j and
+#: windows-949).
+#: Left out, so read as no label: the "replacement" labels (ISO-2022-KR, ISO-2022-CN, HZ: a browser shows the page
+#: as one U+FFFD; read as unlabelled, its ASCII text is kept) and x-user-defined (no Python codec).
+_WHATWG_LABELS: dict[str, str] = {
+    "utf-8": "unicode-1-1-utf-8 unicode11utf8 unicode20utf8 utf-8 utf8 x-unicode20utf8",
+    "cp866": "866 cp866 csibm866 ibm866",
+    "iso8859-2": "csisolatin2 iso-8859-2 iso-ir-101 iso8859-2 iso88592 iso_8859-2 iso_8859-2:1987 l2 latin2",
+    "iso8859-3": "csisolatin3 iso-8859-3 iso-ir-109 iso8859-3 iso88593 iso_8859-3 iso_8859-3:1988 l3 latin3",
+    "iso8859-4": "csisolatin4 iso-8859-4 iso-ir-110 iso8859-4 iso88594 iso_8859-4 iso_8859-4:1988 l4 latin4",
+    "iso8859-5": "csisolatincyrillic cyrillic iso-8859-5 iso-ir-144 iso8859-5 iso88595 iso_8859-5 iso_8859-5:1988",
+    "iso8859-6": "arabic asmo-708 csiso88596e csiso88596i csisolatinarabic ecma-114 iso-8859-6 iso-8859-6-e "
+                 "iso-8859-6-i iso-ir-127 iso8859-6 iso88596 iso_8859-6 iso_8859-6:1987",
+    "iso8859-7": "csisolatingreek ecma-118 elot_928 greek greek8 iso-8859-7 iso-ir-126 iso8859-7 iso88597 "
+                 "iso_8859-7 iso_8859-7:1987 sun_eu_greek",
+    "iso8859-8": "csiso88598e csisolatinhebrew hebrew iso-8859-8 iso-8859-8-e iso-ir-138 iso8859-8 iso88598 "
+                 "iso_8859-8 iso_8859-8:1988 visual csiso88598i iso-8859-8-i logical",  # (8-I: the same bytes)
+    "iso8859-10": "csisolatin6 iso-8859-10 iso-ir-157 iso8859-10 iso885910 l6 latin6",
+    "iso8859-13": "iso-8859-13 iso8859-13 iso885913",
+    "iso8859-14": "iso-8859-14 iso8859-14 iso885914",
+    "iso8859-15": "csisolatin9 iso-8859-15 iso8859-15 iso885915 iso_8859-15 l9",
+    "iso8859-16": "iso-8859-16",
+    "koi8-r": "cskoi8r koi koi8 koi8-r koi8_r",
+    "koi8-u": "koi8-ru koi8-u",
+    "mac-roman": "csmacintosh mac macintosh x-mac-roman",
+    "cp874": "dos-874 iso-8859-11 iso8859-11 iso885911 tis-620 windows-874",
+    "cp1250": "cp1250 windows-1250 x-cp1250",
+    "cp1251": "cp1251 windows-1251 x-cp1251",
+    "cp1252": "ansi_x3.4-1968 ascii cp1252 cp819 csisolatin1 ibm819 iso-8859-1 iso-ir-100 iso8859-1 iso88591 "
+              "iso_8859-1 iso_8859-1:1987 l1 latin1 us-ascii windows-1252 x-cp1252",
+    "cp1253": "cp1253 windows-1253 x-cp1253",
+    "cp1254": "cp1254 csisolatin5 iso-8859-9 iso-ir-148 iso8859-9 iso88599 iso_8859-9 iso_8859-9:1989 l5 latin5 "
+              "windows-1254 x-cp1254",
+    "cp1255": "cp1255 windows-1255 x-cp1255",
+    "cp1256": "cp1256 windows-1256 x-cp1256",
+    "cp1257": "cp1257 windows-1257 x-cp1257",
+    "cp1258": "cp1258 windows-1258 x-cp1258",
+    "mac-cyrillic": "x-mac-cyrillic x-mac-ukrainian",
+    "gb18030": "chinese csgb2312 csiso58gb231280 gb2312 gb_2312 gb_2312-80 gbk iso-ir-58 x-gbk gb18030",
+    "big5hkscs": "big5 big5-hkscs cn-big5 csbig5 x-x-big5",
+    "euc_jp": "cseucpkdfmtjapanese euc-jp x-euc-jp",
+    "iso2022_jp": "csiso2022jp iso-2022-jp",
+    "cp932": "csshiftjis ms932 ms_kanji shift-jis shift_jis sjis windows-31j x-sjis",
+    "cp949": "cseuckr csksc56011987 euc-kr iso-ir-149 korean ks_c_5601-1987 ks_c_5601-1989 ksc5601 ksc_5601 "
+             "windows-949",
+    "utf-16-be": "unicodefffe utf-16be",
+    "utf-16-le": "csunicode iso-10646-ucs-2 ucs-2 unicode unicodefeff utf-16 utf-16le",
+}
+_LABELS = {label: codec for codec, labels in _WHATWG_LABELS.items() for label in labels.split()}
+#: The codecs web pages are decoded with (also the only ones the charset detector may choose).
+WEB_CODECS = frozenset(_WHATWG_LABELS)
+_UTF16 = frozenset({"utf-16-le", "utf-16-be"})
+#: What the WHATWG Encoding Standard strips from a label before looking it up (ASCII whitespace), and quotes,
+#: which ``<meta content="text/html; charset='utf-8'">`` and some servers leave on.
+_LABEL_STRIP = "\t\n\x0c\r \"'"
 
 _META_CHARSET = re.compile(
     rb"""<meta[^>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_:.\-]+)""",
@@ -132,10 +196,6 @@ _FOREIGN_NAMESPACES = {"http://www.w3.org/2000/svg": "svg", "http://www.w3.org/1
 _FOREIGN_PREFIX = re.compile(
     r"""xmlns:([A-Za-z_][\w.-]*)\s*=\s*["'](""" + "|".join(map(re.escape, _FOREIGN_NAMESPACES)) + """)["']"""
 )
-#: Codecs the detector may name that no web page is written in: DOS and EBCDIC code pages (but cp866, which the
-#: WHATWG Encoding Standard has) and Mac regional encodings (but mac-roman and mac-cyrillic).
-_NOT_WEB = re.compile(r"cp(437|720|737|775|85[0-8]|86[0-59]|037|273|424|500|875|1006|1026|1125|1140)"
-                      r"|mac-(?!roman|cyrillic)[a-z0-9]+|hp-roman8|ptcp154|kz1048")
 _DEPTH_ERROR = "Excessive depth"
 
 
@@ -165,27 +225,6 @@ def _parser() -> etree.HTMLParser:
     return parser
 
 
-@dataclass(frozen=True, eq=False, slots=True)
-class Page:
-    """A parsed page: the lxml tree plus what was learned while decoding it. Never mutated by fce."""
-
-    root: Any  # the lxml element of <html>
-    url: str | None = None
-    encoding: str = "utf-8"
-    source: str | None = None  # what the user named: a path, a URL, "-"
-    size: int = 0  # bytes of the raw page
-    meta: dict[str, Any] = field(default_factory=dict)
-    #: Derived views of the page computed once and shared by every stage (e.g. the block tree). Not part of the
-    #: page's identity; see :func:`fce.blocks.blocks_of`.
-    cache: dict[str, Any] = field(default_factory=dict, repr=False)
-
-    @property
-    def body(self) -> Any:
-        """The ``<body>`` element (lxml always creates one for HTML input)."""
-        body = self.root.find("body")
-        return body if body is not None else self.root
-
-
 _ROOT = Page.__dict__["root"]  # the slot under Page.root (a member descriptor)
 
 
@@ -212,17 +251,14 @@ class _SegmentedPage(Page):
         _ROOT.__set__(self, value)
 
 
-def _codec(name: str | None) -> str | None:
-    """The Python codec for a charset label, or None if unknown. ``iso-8859-1`` means windows-1252 on the web."""
-    if not name:
+def _codec(label: str | None) -> str | None:
+    """The Python codec of a charset label (:data:`_WHATWG_LABELS`), or None for any other string. As the WHATWG
+    Encoding Standard looks labels up: ASCII whitespace trimmed, ASCII case ignored; and an underscore read as a
+    hyphen, for the Python spellings pages carry (``iso8859_1``, ``euc_kr``: 5 of the evaluation pages)."""
+    if not label:
         return None
-    label = name.strip().strip("\"'").lower()
-    if label in {"iso-8859-1", "latin1", "latin-1", "us-ascii", "ascii", "iso8859-1", "l1"}:
-        label = "windows-1252"  # WHATWG Encoding Standard: these labels decode as windows-1252
-    try:
-        return codecs.lookup(label).name
-    except LookupError:
-        return None
+    key = label.strip(_LABEL_STRIP).lower()
+    return _LABELS.get(key) or _LABELS.get(key.replace("_", "-"))
 
 
 def _sniff_binary(data: bytes, source: str | None) -> None:
@@ -265,8 +301,12 @@ def _decode(data: bytes, declared: str | None) -> tuple[str, str, bool]:
 
 def _labelled_codec(data: bytes, declared: str | None) -> str | None:
     """The codec a page is labelled with: the caller's charset, else a ``<meta>`` charset or an XML declaration in
-    its first :data:`META_SCAN_BYTES` bytes; None when unlabelled (or labelled with a name no codec has)."""
+    its first :data:`META_SCAN_BYTES` bytes; None when unlabelled, or labelled with anything but a label of
+    :data:`_WHATWG_LABELS`. A UTF-16 label is taken from the caller only when the bytes read in it show markup
+    (a server's label, not the page's: bytes that reach here are not UTF-16 by their BOM or their NULs)."""
     codec = _codec(declared)
+    if codec in _UTF16 and not _reads_as_markup(data, codec):
+        codec = None
     if codec is None:
         name = _meta_charset(data, META_SCAN_BYTES)
         if name is None:
@@ -274,9 +314,13 @@ def _labelled_codec(data: bytes, declared: str | None) -> str | None:
             name = match.group(1) if match else None
         if name is not None:
             codec = _codec(name.decode("ascii", "replace"))
-            if codec in _UTF16_32:
+            if codec in _UTF16:
                 codec = "utf-8"  # a declaration readable as ASCII cannot be UTF-16 (HTML standard, prescan)
     return codec
+
+
+def _reads_as_markup(data: bytes, codec: str) -> bool:
+    return _MARKUP.search(data[:2 * SNIFF_BYTES].decode(codec, errors="replace")) is not None
 
 
 def _mostly_utf8(data: bytes) -> bool:
@@ -294,17 +338,30 @@ def _detect(data: bytes) -> str:
     """The detector's most likely encoding among those web pages are written in; on a tie, windows-1252.
 
     charset-normalizer ranks every codec Python has; on short Western text it often puts a DOS code page or a Mac
-    regional encoding first (``mac_latin2`` for French), which no web page uses. Those are passed over, and of
-    equally likely candidates windows-1252 wins, the WHATWG default for undeclared legacy pages.
+    regional encoding first (``mac_latin2`` for French), which no web page uses. Only :data:`WEB_CODECS` are
+    taken, and of equally likely candidates windows-1252 wins, the WHATWG default for undeclared legacy pages.
     """
     from charset_normalizer import from_bytes
 
     ranked = []
     for rank, match in enumerate(from_bytes(data[:DETECT_BYTES])):
-        codec = _codec(match.encoding)
-        if codec is not None and not _NOT_WEB.fullmatch(codec):
+        codec = _web_codec(match.encoding)
+        if codec is not None and (codec not in _UTF16 or _reads_as_markup(data, codec)):
             ranked.append((round(match.chaos, 3), codec != "cp1252", rank, codec))
     return min(ranked)[3] if ranked else "utf-8"
+
+
+def _web_codec(name: str) -> str | None:
+    """The codec of :data:`WEB_CODECS` a Python codec name (the detector's) stands for, or None: a WHATWG label
+    (``shift_jis``, ``iso8859_7``), else a Python alias of a web codec (``mac_roman``, ``cp874``)."""
+    codec = _codec(name)
+    if codec is None:
+        try:
+            python = codecs.lookup(name).name
+        except (LookupError, ValueError):  # (ValueError: a name with a NUL)
+            return None
+        codec = _LABELS.get(python, python)  # (Python's iso8859-1 is the label of windows-1252)
+    return codec if codec in WEB_CODECS else None
 
 
 def parse_page(
@@ -513,7 +570,7 @@ def _parse_from_bytes(data: bytes, declared: str | None, *, url: str | None, sou
         if page is not None:
             return page
     root = _repaired(_parse_tree(None, source or url, data))
-    return Page(root=root, url=url, encoding=encoding, source=source, size=len(data), meta=meta or {})
+    return Page(root=root, url=url, encoding=encoding, source=source, size=len(data), meta=meta or {}, markup=data)
 
 
 def _segmented(data: bytes, blocks: str, *, url: str | None, encoding: str, source: str | None, size: int,
@@ -524,7 +581,7 @@ def _segmented(data: bytes, blocks: str, *, url: str | None, encoding: str, sour
     tree = segment_from_bytes(data, blocks)
     if tree is None:
         return None
-    page = _SegmentedPage(root=None, url=url, encoding=encoding, source=source, size=size, meta=meta)
+    page = _SegmentedPage(root=None, url=url, encoding=encoding, source=source, size=size, meta=meta, markup=data)
     object.__setattr__(page, "_data", data)
     object.__setattr__(page, "_name", source or url)
     page.cache[f"blocks:{blocks}"] = tree
@@ -591,7 +648,7 @@ def _parse_text(text: str, *, encoding: str, url: str | None, source: str | None
     if "xmlns:" in text:
         _rename_foreign_prefixes(root, text)
     _repaired(root)
-    return Page(root=root, url=url, encoding=encoding, source=source, size=size, meta=meta)
+    return Page(root=root, url=url, encoding=encoding, source=source, size=size, meta=meta, markup=text)
 
 
 def _repaired(root: Any) -> Any:
@@ -720,9 +777,6 @@ def _rename_foreign_prefixes(root: Any, text: str) -> None:
             el.tag = local
 
 
-#: What the HTML standard lets stay in ``<head>`` ("in head" insertion mode); any other element ends the head.
-HEAD_TAGS = frozenset({"title", "meta", "link", "style", "script", "base", "noscript", "template", "basefont",
-                       "bgsound", "object"})
 
 
 def _body_out_of_head(root: Any) -> None:

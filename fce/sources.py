@@ -14,6 +14,11 @@ A source is one of
   reported as not HTML;
 * ``-``: the standard input (``fce detect`` only).
 
+A path that is not a regular file — a pipe (``fce detect <(curl …)``), a named pipe (FIFO), a device — can be read
+only once: its first bytes are read to tell a URL list from a page, and the rest of a page is read when its batch
+is, up to the size limit, so that nothing is read twice or past the cap. A named pipe that no process has open
+for writing is waited for :data:`FIFO_WRITER_WAIT` seconds, then reported, instead of blocking forever.
+
 A local page's URL (which names its site) comes from a sibling ``<stem>.json`` metadata file with a ``"url"``
 key when there is one, the layout of the evaluation data and of :func:`fce.sitegen.write_site`.
 
@@ -26,9 +31,11 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Literal
 
@@ -64,6 +71,16 @@ LIST_SNIFF_BYTES = 64 * 1024
 #: Largest URL list read (a list of a million URLs is ~100 MB; anything bigger is not a list we can hold).
 LIST_MAX_BYTES = 256 * 1024 * 1024
 
+#: Seconds a named pipe (FIFO) with no writer is waited for before it is reported as an error. A writer already
+#: blocked in opening the pipe is woken the moment fce opens it for reading; the wait covers a writer started
+#: just after fce (``mkfifo p; fce detect p & producer > p``). Without it, reading such a pipe blocks forever.
+FIFO_WRITER_WAIT = 3.0
+#: Seconds between two looks at a named pipe while waiting for its writer: short against the wait, long enough
+#: not to spin.
+FIFO_POLL_INTERVAL = 0.02
+#: Bytes read from a pipe in one system call while waiting for its writer (the size of a Linux pipe's buffer).
+PIPE_CHUNK = 64 * 1024
+
 #: Pages read (and fetched concurrently) per batch by :func:`read_sources`: bounds memory for long inputs
 #: while keeping the fetch pool busy (8× the default fetch concurrency).
 READ_BATCH = 64
@@ -81,6 +98,30 @@ class PageSource:
     source: str
     kind: Literal["url", "file", "stdin", "error"]
     error: SourceError | None = None
+    #: A file that is not a regular file, opened to tell a list from a page: its bytes so far and the rest.
+    opened: _OpenedStream | None = field(default=None, compare=False, repr=False)
+
+
+class _OpenedStream:
+    """A pipe, FIFO or device opened while resolving the arguments, with the bytes read from it so far; the
+    rest is read once, by :func:`read_sources`, and the stream closed."""
+
+    def __init__(self, head: bytes, stream: BinaryIO) -> None:
+        self.head = head
+        self.stream: BinaryIO | None = stream
+
+    def read(self, limit: int, name: str) -> bytes:
+        """The whole content, at most ``limit`` bytes of it; a second call is a :class:`SourceError` (what a pipe
+        held is gone once read, and is not kept: a page may be large)."""
+        stream, self.stream = self.stream, None
+        if stream is None:
+            raise SourceError("already read (a pipe can be read only once)", source=name)
+        try:
+            rest = stream.read(limit - len(self.head)) if limit > len(self.head) else b""
+        finally:
+            stream.close()
+        head, self.head = self.head, b""
+        return (head + rest)[:limit]
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,11 +173,79 @@ def _expand_path(path: Path, name: str, *, lists: bool) -> list[PageSource]:
             return _expand_dir(path, name)
         if not path.exists():
             return [_error("no such file or directory", name)]
+        if not path.is_file():  # a pipe, a FIFO, a device: it can be read only once
+            return _expand_stream(path, name) if lists else [PageSource(name, "file")]
         if lists and is_url_list(path):
             return _expand_list(path, name)
+    except SourceError as exc:  # (an OSError too)
+        return [PageSource(name, "error", exc)]
     except OSError as exc:
         return [_error(f"cannot read ({exc.strerror or exc})", name)]
     return [PageSource(name, "file")]
+
+
+def _expand_stream(path: Path, name: str) -> list[PageSource]:
+    """A pipe, FIFO or device named as an argument: its first bytes tell a URL list (read whole, then expanded)
+    from a page (kept open, read when its batch is)."""
+    head, stream, anonymous = _open_stream(path, name)
+    try:
+        if path.suffix.lower() not in _PAGE_SUFFIXES and len(head) < LIST_SNIFF_BYTES:
+            head += stream.read(LIST_SNIFF_BYTES - len(head))
+        # (entries of a list read from an anonymous pipe, ``<(…)``, are relative to the working directory)
+        base = Path() if anonymous else path.parent
+        if path.suffix.lower() not in _PAGE_SUFFIXES and _lists_urls(head, base):
+            data = head + stream.read(LIST_MAX_BYTES + 1 - len(head))
+            stream.close()
+            if len(data) > LIST_MAX_BYTES:
+                return [_error(f"URL list is larger than {LIST_MAX_BYTES} bytes", name)]
+            return _list_sources(data, name, base)
+    except BaseException:
+        stream.close()
+        raise
+    return [PageSource(name, "file", opened=_OpenedStream(head, stream))]
+
+
+def _open_stream(path: Path, name: str) -> tuple[bytes, BinaryIO, bool]:
+    """Open a file that is not a regular file: ``(bytes read so far, the stream, whether it is an anonymous
+    pipe)``. A named pipe that no process holds open for writing is waited for :data:`FIFO_WRITER_WAIT` seconds,
+    then a :class:`SourceError` (``open`` would block until a writer came, if ever)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        anonymous = _is_anonymous_pipe(fd)
+        head = b""
+        if stat.S_ISFIFO(os.fstat(fd).st_mode) and not anonymous:
+            head = _await_writer(fd, name)
+        os.set_blocking(fd, True)
+        stream = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    return head, stream, anonymous
+
+
+def _await_writer(fd: int, name: str) -> bytes:
+    """Wait for a writer on the named pipe ``fd`` (opened non-blocking); return what it wrote so far. Reading a
+    pipe without a writer gives end of file at once, and one whose writer has written nothing yet gives EAGAIN."""
+    deadline = time.monotonic() + FIFO_WRITER_WAIT
+    while True:
+        try:
+            chunk = os.read(fd, PIPE_CHUNK)
+        except BlockingIOError:
+            return b""  # a writer holds it open: read on, blocking
+        if chunk:
+            return chunk
+        if time.monotonic() >= deadline:
+            raise SourceError(f"named pipe has no writer (waited {FIFO_WRITER_WAIT:g} s)", source=name)
+        time.sleep(FIFO_POLL_INTERVAL)
+
+
+def _is_anonymous_pipe(fd: int) -> bool:
+    """Whether ``fd`` is a pipe with no name (``<(…)``, ``/dev/stdin`` in a pipeline): its writer, if any, holds it
+    already, and none can come later. Linux names it ``pipe:[inode]`` under ``/proc``; elsewhere False."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:")
+    except OSError:
+        return False
 
 
 def _expand_dir(root: Path, name: str) -> list[PageSource]:
@@ -157,9 +266,13 @@ def _expand_dir(root: Path, name: str) -> list[PageSource]:
 def _expand_list(path: Path, name: str) -> list[PageSource]:
     if path.stat().st_size > LIST_MAX_BYTES:
         return [_error(f"URL list is larger than {LIST_MAX_BYTES} bytes", name)]
-    base = Path(name).parent
+    return _list_sources(path.read_bytes(), name, Path(name).parent)
+
+
+def _list_sources(data: bytes, name: str, base: Path) -> list[PageSource]:
+    """The sources a URL list names (``data``; relative paths are relative to ``base``)."""
     out: list[PageSource] = []
-    for line in _list_entries(path.read_bytes().decode("utf-8", errors="replace")):
+    for line in _list_entries(data.decode("utf-8", errors="replace")):
         if is_url(line):
             out.append(PageSource(line, "url"))
         else:
@@ -186,6 +299,12 @@ def is_url_list(path: Path) -> bool:
         return False
     with path.open("rb") as f:
         head = f.read(LIST_SNIFF_BYTES)
+    return _lists_urls(head, path.parent)
+
+
+def _lists_urls(head: bytes, base: Path) -> bool:
+    """Whether the first :data:`LIST_SNIFF_BYTES` bytes of a file are those of a URL list (:func:`is_url_list`;
+    paths relative to ``base``)."""
     if not head.strip() or b"<" in head or b"\x00" in head:
         return False
     if len(head) == LIST_SNIFF_BYTES:
@@ -195,7 +314,7 @@ def is_url_list(path: Path) -> bool:
     except UnicodeDecodeError:
         return False
     entries = list(_list_entries(text))
-    return all(_entry_like(e, path.parent) for e in entries)
+    return all(_entry_like(e, base) for e in entries)
 
 
 def _entry_like(line: str, base: Path) -> bool:
@@ -268,20 +387,42 @@ def _read_local(src: PageSource, max_bytes: int, stdin: BinaryIO | None) -> Page
     if src.error is not None:
         return PageInput(src.source, error=src.error)
     if src.kind == "stdin":
-        stream = stdin if stdin is not None else sys.stdin.buffer
-        data = stream.read(max_bytes + 1)
-        return _sized(src.source, data, None, max_bytes)
+        return _read_stdin(src.source, max_bytes, stdin)
     path = Path(src.source)
     try:
-        if path.stat().st_size > max_bytes:
-            return PageInput(src.source, error=PageTooLargeError(
-                f"file is {path.stat().st_size} bytes, over the {max_bytes}-byte limit", source=src.source))
-        with path.open("rb") as f:
-            data = f.read(max_bytes + 1)
+        if src.opened is not None:
+            data = src.opened.read(max_bytes + 1, src.source)
+        elif not path.is_file() and path.exists():  # a pipe, a FIFO or a device named in a list or directory
+            head, stream, _ = _open_stream(path, src.source)
+            with stream:
+                data = head + stream.read(max(0, max_bytes + 1 - len(head)))
+        else:
+            size = path.stat().st_size
+            if size > max_bytes:
+                return PageInput(src.source, error=PageTooLargeError(
+                    f"file is {size} bytes, over the {max_bytes}-byte limit", source=src.source))
+            with path.open("rb") as f:
+                data = f.read(max_bytes + 1)
+    except SourceError as exc:  # (an OSError too)
+        return PageInput(src.source, error=exc)
     except OSError as exc:
         error = SourceError(f"cannot read ({exc.strerror or exc})", source=src.source)
         return PageInput(src.source, error=error)
     return _sized(src.source, data, _sidecar_url(path), max_bytes)
+
+
+def _read_stdin(name: str, max_bytes: int, stdin: BinaryIO | None) -> PageInput:
+    """The standard input, at most ``max_bytes + 1`` bytes of it. A closed one (``fce detect - <&-``: Python then
+    has no ``sys.stdin``) or one that cannot be read is a :class:`SourceError`."""
+    stream = stdin if stdin is not None else getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        return PageInput(name, error=SourceError("standard input is closed", source=name))
+    try:
+        data = stream.read(max_bytes + 1)
+    except (OSError, ValueError) as exc:  # ValueError: a closed file object
+        message = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return PageInput(name, error=SourceError(f"cannot read standard input ({message})", source=name))
+    return _sized(name, data, None, max_bytes)
 
 
 def _sized(source: str, data: bytes, url: str | None, max_bytes: int) -> PageInput:

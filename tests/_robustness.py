@@ -1,4 +1,4 @@
-"""Shared checks of the robustness tests (issue 7): is an extraction sound for its page, is an error well formed.
+"""Shared checks of the robustness tests: is an extraction sound for its page, is an error well formed.
 
 A *sound* result invents nothing: its words appear in the page's visible text, in the same order. Words are
 :func:`fce.evaluation.measures.words`. The page's words are taken text node by text node (outside the subtrees fce

@@ -15,7 +15,7 @@ import pytest
 
 from fce import fetch
 from fce.errors import FetchError
-from fce.fetch import MAX_REDIRECTS, USER_AGENT, FetchResult, fetch_many
+from fce.fetch import MAX_REDIRECTS, USER_AGENT, FetchResult, RefusedURLError, fetch_many, is_public_address
 from fce.parse import parse_page
 
 pytestmark = pytest.mark.network
@@ -64,7 +64,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif route == "/down":
             self._send(503, b"down", {"Retry-After": "0"})
         elif route == "/redirect":
-            self._send(302, headers={"Location": "/page"})
+            self._send(302, headers={"Location": query.get("to", ["/page"])[0]})
         elif route == "/loop":
             self._send(302, headers={"Location": "/loop"})
         elif route == "/slow":  # no response for a long time
@@ -93,8 +93,8 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        super().__init__((host, port), _Handler)
         self.hits: Counter[str] = Counter()
         self.agents: list[str] = []
         self.stop = threading.Event()
@@ -109,9 +109,8 @@ def quick_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fetch, "BACKOFF_START", 0.05)
 
 
-@pytest.fixture
-def server() -> Iterator[_Server]:
-    srv = _Server()
+def _serving(host: str = "127.0.0.1") -> Iterator[_Server]:
+    srv = _Server(host)
     thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield srv
@@ -121,8 +120,19 @@ def server() -> Iterator[_Server]:
     thread.join(5)
 
 
+@pytest.fixture
+def server() -> Iterator[_Server]:
+    yield from _serving()
+
+
+@pytest.fixture
+def other() -> Iterator[_Server]:
+    """A second server, on 127.0.0.2 (all of 127.0.0.0/8 is loopback): the host a policy lets through."""
+    yield from _serving("127.0.0.2")
+
+
 def _url(server: _Server, path: str) -> str:
-    return f"http://127.0.0.1:{server.server_address[1]}{path}"
+    return f"http://{server.server_address[0]}:{server.server_address[1]}{path}"
 
 
 def _ok(result: FetchResult | FetchError) -> FetchResult:
@@ -230,3 +240,122 @@ def test_argument_checks() -> None:
         fetch_many(["http://x/"], concurrency=0)
     with pytest.raises(ValueError):
         fetch_many(["http://x/"], timeout=0)
+
+
+# --- the address policy ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("address", "public"), [
+    ("8.8.8.8", True), ("2001:4860:4860::8888", True), ("::ffff:8.8.8.8", True), ("2002:808:808::", True),
+    ("127.0.0.1", False), ("127.255.0.1", False), ("10.1.2.3", False), ("172.16.0.1", False), ("192.168.1.1", False),
+    ("169.254.169.254", False), ("100.64.0.1", False), ("0.0.0.0", False), ("255.255.255.255", False),
+    ("224.0.0.1", False), ("192.0.2.1", False), ("::1", False), ("::", False), ("fe80::1%eth0", False),
+    ("fc00::1", False), ("ff02::1", False), ("::ffff:127.0.0.1", False), ("::ffff:10.0.0.1", False),
+    ("::127.0.0.1", False), ("64:ff9b::7f00:1", False), ("2002:7f00:1::", False), ("2001:db8::1", False),
+    ("localhost", False), ("", False),
+])
+def test_is_public_address(address: str, public: bool) -> None:
+    assert is_public_address(address) is public
+
+
+def _only(*addresses: str):
+    return lambda address: address in addresses
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "2130706433", "0x7f.1", "127.1", "[::ffff:127.0.0.1]",
+                                  "[::1]", "0.0.0.0"])
+def test_public_only_refuses_every_spelling_of_loopback(server: _Server, host: str) -> None:
+    url = f"http://{host}:{server.server_address[1]}/page"
+    (error,) = fetch_many([url], allow_address=is_public_address)
+    assert isinstance(error, RefusedURLError) and error.exit_code == 7
+    assert str(error) == f"{url}: refused: the host is not a public internet address " \
+                         "(see fce serve --allow-private-urls)"
+    assert server.hits["/page"] == 0  # refused before connecting
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "2130706433", "0x7f.1", "127.1"])
+def test_without_a_policy_anything_is_fetched(server: _Server, host: str) -> None:
+    """The library's default, and the command line's: the user's own machine is the user's to read."""
+    (result,) = fetch_many([f"http://{host}:{server.server_address[1]}/page"])
+    assert _ok(result).data == PAGE
+
+
+def test_refusal_does_not_tell_an_open_port_from_a_closed_one(server: _Server) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        closed = sock.getsockname()[1]
+    open_, shut = fetch_many([f"http://127.0.0.1:{server.server_address[1]}/", f"http://127.0.0.1:{closed}/"],
+                             allow_address=is_public_address, retries=0)
+    assert isinstance(open_, RefusedURLError) and isinstance(shut, RefusedURLError)
+    assert str(open_).split(": ", 1)[1] == str(shut).split(": ", 1)[1]
+
+
+def test_a_redirect_to_a_refused_address_is_refused(server: _Server, other: _Server) -> None:
+    target = _url(server, "/page")
+    (error,) = fetch_many([_url(other, f"/redirect?to={target}")], allow_address=_only("127.0.0.2"))
+    assert isinstance(error, RefusedURLError) and "not a public internet address" in str(error)
+    assert other.hits["/redirect"] == 1 and server.hits["/page"] == 0
+    (result,) = fetch_many([_url(other, f"/redirect?to={_url(other, '/page')}")], allow_address=_only("127.0.0.2"))
+    assert _ok(result).data == PAGE  # a redirect to an allowed address is followed
+
+
+def test_a_redirect_to_another_scheme_is_refused(server: _Server) -> None:
+    (error,) = fetch_many([_url(server, "/redirect?to=file:///etc/passwd")], allow_address=_only("127.0.0.1"))
+    assert isinstance(error, RefusedURLError) and "redirected to a URL that is not http(s)" in str(error)
+
+
+class _Resolver:
+    """A DNS stand-in: names under ``.test`` get the answers given, in turn (the last one repeated); any other
+    name, and every address, goes to the system resolver. (No DNS server can be run here for a test, and a name
+    whose answer changes from one query to the next is what DNS rebinding is.)"""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, answers: list[list[str]]) -> None:
+        self.answers = answers
+        self.queries = 0
+        self.real = socket.getaddrinfo
+        monkeypatch.setattr(socket, "getaddrinfo", self)
+
+    def __call__(self, host: object, port: object, *args: object, **kwargs: object) -> list:
+        if isinstance(host, str) and host.endswith(".test"):
+            answer = self.answers[min(self.queries, len(self.answers) - 1)]
+            self.queries += 1
+            return [info for address in answer for info in self.real(address, port, *args, **kwargs)]
+        return self.real(host, port, *args, **kwargs)
+
+
+def test_every_address_of_a_name_must_pass(server: _Server, other: _Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    _Resolver(monkeypatch, [["127.0.0.2", "127.0.0.1"]])
+    port = other.server_address[1]
+    (error,) = fetch_many([f"http://two.test:{port}/page"], allow_address=_only("127.0.0.2"))
+    assert isinstance(error, RefusedURLError)
+    assert other.hits["/page"] == 0 and server.hits["/page"] == 0
+
+
+def test_dns_rebinding_cannot_swap_the_checked_address(other: _Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The name's first answer passes the policy (127.0.0.2); every later answer points at another host
+    (127.0.0.1), where another server listens on the same port. The connection goes to the address checked:
+    nothing resolves the name again between the check and the connection."""
+    port = other.server_address[1]
+    try:
+        swapped = _Server("127.0.0.1", port)
+    except OSError:
+        pytest.skip(f"port {port} is taken on 127.0.0.1")
+    thread = threading.Thread(target=swapped.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        resolver = _Resolver(monkeypatch, [["127.0.0.2"], ["127.0.0.1"]])
+        (result,) = fetch_many([f"http://rebind.test:{port}/page"], allow_address=_only("127.0.0.2"))
+        assert _ok(result).data == PAGE and resolver.queries == 1
+        assert other.hits["/page"] == 1 and swapped.hits["/page"] == 0
+    finally:
+        swapped.shutdown()
+        swapped.server_close()
+        thread.join(5)
+
+
+def test_a_policy_bypasses_environment_proxies(server: _Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through a proxy the address could not be checked: with a policy the connection is direct."""
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9/")  # the discard port: nothing answers there
+    monkeypatch.setenv("NO_PROXY", "")
+    (result,) = fetch_many([_url(server, "/page")], allow_address=_only("127.0.0.1"), retries=0)
+    assert _ok(result).data == PAGE

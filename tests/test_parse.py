@@ -8,8 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fce
+from fce import parse
 from fce.errors import EmptyPageError, NotHTMLError, PageTooLargeError
-from fce.parse import decode_html, parse_page
+from fce.parse import WEB_CODECS, decode_html, parse_page
 
 CAFE_1252 = "<html><head><meta charset='windows-1252'></head><body><p>café “quoted”</p></body></html>"
 
@@ -98,7 +99,7 @@ def test_deep_nesting_does_not_crash():
     assert page.root is not None
 
 
-# -- the fast paths of issue 6 give the same tree as the plain ones ---------------------------------------------------
+# -- the fast paths give the same tree as the plain ones -------------------------------------------------------------
 
 SAME_TREE_INPUTS = [
     b"<html><body><p>plain ascii</p></body></html>",
@@ -468,3 +469,84 @@ def test_stray_elements_in_head_stay_where_libxml2_put_them_when_there_is_a_body
     page = parse_page(b"<html><head><title>T</title><wn></wn></head><body><p>Body text.</p></body></html>")
     assert [c.tag for c in page.root.find("head")] == ["title", "wn"]
     assert fce.run_method("plain", page).text == "Body text."
+
+
+# --- charset labels: only the WHATWG Encoding Standard's count; anything else is no label ------------------------
+
+LATIN_PAGE = "<html><head>{meta}</head><body><p>Café société, naïve façade: “quoted” text.</p></body></html>"
+#: Python codecs that are not text encodings of web pages, and other labels no page may be decoded with.
+NOT_WEB_LABELS = ["base64", "zlib", "hex", "bz2", "rot13", "rot-13", "uu", "quopri", "undefined", "punycode",
+                  "idna", "utf-7", "utf7", "unicode_escape", "raw_unicode_escape", "mbcs", "oem", "utf_8_sig",
+                  "utf-32", "cp037", "palmos", "x-user-defined", "iso-2022-kr", "hz-gb-2312", "replacement",
+                  "utf\x00-8", "utf-8\x00", "\x00", "", "   ", "ütf-8", "utf-8; q=1"]
+
+
+def _python_codec_names() -> list[str]:
+    import encodings.aliases
+
+    return sorted(set(encodings.aliases.aliases) | set(encodings.aliases.aliases.values()))
+
+
+# (in <meta>, "utf-8\x00" and "utf-8; q=1" are read up to the first character no label has: "utf-8")
+@pytest.mark.parametrize(("label", "where"), [(label, where) for label in NOT_WEB_LABELS for where in ("meta", "http")
+                                              if where == "http" or not label.startswith("utf-8")])
+def test_a_label_that_names_no_web_encoding_is_no_label(label, where):
+    meta = f'<meta charset="{label}">' if where == "meta" else ""
+    data = LATIN_PAGE.format(meta=meta).encode("cp1252")
+    declared = label if where == "http" else None
+    assert parse._labelled_codec(data, declared) is None
+    page = parse_page(data, declared_charset=declared)
+    assert "Café société" in body_text(page)
+    if b"\x00" not in data:  # (a NUL in the page makes the detector abstain: then UTF-8, by the fallback)
+        assert page.encoding == "cp1252"
+
+
+@pytest.mark.parametrize(("label", "codec"), [
+    ("utf-8", "utf-8"), (" UTF8 ", "utf-8"), ("unicode-1-1-utf-8", "utf-8"), ("'utf-8'", "utf-8"),
+    ("iso-8859-1", "cp1252"), ("latin1", "cp1252"), ("US-ASCII", "cp1252"), ("iso8859_1", "cp1252"),
+    ("windows-1251", "cp1251"), ("koi8-u", "koi8-u"), ("x-mac-cyrillic", "mac-cyrillic"), ("macintosh", "mac-roman"),
+    ("tis-620", "cp874"), ("iso-8859-9", "cp1254"), ("iso-8859-8-i", "iso8859-8"), ("iso-8859-16", "iso8859-16"),
+    ("gb2312", "gb18030"), ("GBK", "gb18030"), ("big5", "big5hkscs"), ("shift_jis", "cp932"), ("euc-kr", "cp949"),
+    ("euc_kr", "cp949"), ("euc-jp", "euc_jp"), ("iso-2022-jp", "iso2022_jp"),
+])
+def test_whatwg_labels_name_their_codec(label, codec):
+    assert parse._codec(label) == codec
+
+
+def test_the_web_codecs_are_python_text_encodings():
+    for codec in WEB_CODECS:
+        info = codecs.lookup(codec)
+        assert info.name == codec and info._is_text_encoding
+    assert len(parse._LABELS) == sum(len(labels.split()) for labels in parse._WHATWG_LABELS.values())  # no repeats
+
+
+def test_a_utf16_label_from_the_server_counts_only_for_utf16_bytes():
+    text = "<html><body><p>" + "中文字符" * 2000 + "</p></body></html>"
+    assert parse_page(text.encode("utf-16-le"), declared_charset="utf-16").encoding == "utf-16-le"
+    ascii_page = LATIN_PAGE.format(meta="").encode("cp1252")
+    assert parse_page(ascii_page, declared_charset="utf-16").encoding == "cp1252"  # the label is wrong
+    assert parse_page(ascii_page.replace(b"<head>", b'<head><meta charset="utf-16">')).encoding == "utf-8"
+
+
+_LABELS_STRATEGY = (st.sampled_from(_python_codec_names() + NOT_WEB_LABELS + sorted(parse._LABELS))
+                    | st.text(max_size=20)
+                    | st.sampled_from(sorted(parse._LABELS)).map(lambda s: s.upper() + "\x00"))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(label=_LABELS_STRATEGY, body=st.sampled_from(["Café “quoted” text", "Привет мир", "中文字符", "plain"]),
+       encoding=st.sampled_from(["utf-8", "cp1252", "cp1251", "gb18030", "utf-16"]), where=st.sampled_from(
+           ["meta", "http", "both", "xml"]))
+def test_no_charset_label_makes_parsing_raise_anything_undocumented(label, body, encoding, where):
+    meta = f'<meta charset="{label}">' if where in ("meta", "both") else ""
+    html = (f"<?xml version='1.0' encoding='{label}'?>" if where == "xml" else "") + \
+        f"<html><head>{meta}</head><body><p>{body}</p></body></html>"
+    data = html.encode(encoding, errors="replace")
+    declared = label if where in ("http", "both") else None
+    try:
+        page = parse_page(data, declared_charset=declared)
+    except fce.FceError:
+        return
+    assert page.encoding in WEB_CODECS | {"utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"}
+    text, chosen = decode_html(data, declared)
+    assert isinstance(text, str) and chosen == page.encoding

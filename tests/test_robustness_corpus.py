@@ -1,4 +1,4 @@
-"""Hostile pages through the public API and the CLI (issue 7): each gets a one-line error with its documented exit
+"""Hostile pages through the public API and the CLI: each gets a one-line error with its documented exit
 code, or a sound (possibly empty) result — never a traceback, never a hang.
 
 The corpus is built here: binary files, text that is not HTML, broken and exotic markup, wrong encodings, and pages

@@ -1,4 +1,4 @@
-"""Property tests (hypothesis) of the public API on generated pages (issue 7).
+"""Property tests (hypothesis) of the public API on generated pages.
 
 Generated HTML trees (tags of every kind, attributes, text in many scripts, entities, unclosed and misplaced tags,
 several encodings) and raw byte strings must satisfy, for ``parse_page``, ``extract`` with and without a template,

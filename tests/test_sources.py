@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from fce.errors import EmptyPageError, NotHTMLError, PageTooLargeError, SourceError
-from fce.sources import PageInput, expand_sources, is_url_list, read_pages, read_sources
+from fce.sources import FIFO_WRITER_WAIT, PageInput, expand_sources, is_url_list, read_pages, read_sources
 
 HTML = b"<html><body><p>Hello world, this is a page.</p></body></html>"
 
@@ -145,3 +151,129 @@ def test_batches_keep_input_order_and_report_progress(tree: Path) -> None:
 def test_parse_errors_name_the_source(data: bytes, error: type[Exception]) -> None:
     with pytest.raises(error, match="^in.html: "):
         PageInput("in.html", data=data).parse()
+
+
+# --- pipes, FIFOs and a closed standard input: every source read once, none waited for forever ---------------
+
+FCE = str(Path(sys.executable).with_name("fce"))
+PAGE = b"<html><body><p>" + b"A page that came through a pipe, read once. " * 20 + b"</p></body></html>"
+PIPE_TIMEOUT = 60  # seconds for a test's writer thread or fce subprocess; each takes well under a second
+needs_dev_fd = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /dev/fd and /proc (Linux)")
+
+
+def _writer(target: str | Path | int, data: bytes, delay: float = 0.0) -> threading.Thread:
+    """A thread that opens ``target`` for writing (a path: blocking until a reader opens it; an int: a pipe's write
+    end, which the thread then owns), writes ``data`` and closes it; a reader that stops early (the size cap) is not
+    an error."""
+
+    def write() -> None:
+        time.sleep(delay)
+        try:
+            with open(target, "wb") as f:
+                f.write(data)
+        except BrokenPipeError:
+            pass
+
+    thread = threading.Thread(target=write, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.fixture
+def pipe() -> Iterator[tuple[str, int]]:
+    """``(/dev/fd/N of the read end, the write end)`` of an anonymous pipe, as ``<(…)`` hands it to fce. The
+    test closes the write end (or hands it to a writer that does)."""
+    read_end, write_end = os.pipe()
+    try:
+        yield f"/dev/fd/{read_end}", write_end
+    finally:
+        os.close(read_end)
+
+
+@needs_dev_fd
+def test_a_page_from_an_anonymous_pipe_is_read_once(pipe: tuple[str, int]) -> None:
+    name, write_end = pipe
+    thread = _writer(write_end, PAGE * 200)  # more than a pipe holds: the writer waits for the reader
+    (item,) = read_pages([name])
+    thread.join(PIPE_TIMEOUT)
+    assert item.error is None and item.data == PAGE * 200  # the URL-list check did not eat the page
+    assert "read once" in item.parse().body.xpath("string()")
+
+
+@needs_dev_fd
+def test_a_url_list_from_an_anonymous_pipe_is_expanded(pipe: tuple[str, int], tree: Path) -> None:
+    name, write_end = pipe
+    os.write(write_end, b"# pages\nhttps://example.com/a\npages/b.html\n")
+    os.close(write_end)
+    assert _kinds(expand_sources([name])) == [("url", "https://example.com/a"), ("file", "pages/b.html")]
+
+
+@needs_dev_fd
+def test_a_pipe_is_read_up_to_the_size_cap_only(pipe: tuple[str, int]) -> None:
+    name, write_end = pipe
+    _writer(write_end, b"<p>" + b"x" * 2_000_000)  # (blocked, once the pipe is full, until it is closed)
+    (batch,) = read_sources(expand_sources([name]), max_bytes=1000)
+    assert isinstance(batch[0].error, PageTooLargeError) and name in str(batch[0].error)
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.3])  # a writer waiting for fce, and one started after it
+def test_a_fifo_is_read_once_its_writer_comes(tmp_path: Path, delay: float) -> None:
+    fifo = tmp_path / "page.fifo"
+    os.mkfifo(fifo)
+    thread = _writer(fifo, PAGE, delay)
+    (item,) = read_pages([str(fifo)])
+    thread.join(PIPE_TIMEOUT)
+    assert item.error is None and item.data == PAGE
+
+
+def test_a_fifo_named_in_a_url_list_is_read(tree: Path) -> None:
+    os.mkfifo(tree / "pages" / "live.html")
+    (tree / "lists" / "urls.txt").write_text("../pages/live.html\n")
+    thread = _writer(tree / "pages" / "live.html", PAGE)
+    (item,) = read_pages(["lists/urls.txt"])
+    thread.join(PIPE_TIMEOUT)
+    assert item.source == "lists/../pages/live.html" and item.data == PAGE
+
+
+def test_a_fifo_without_a_writer_is_an_error_not_a_hang(tmp_path: Path) -> None:
+    fifo = tmp_path / "nobody.fifo"
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    (src,) = expand_sources([str(fifo)])
+    assert time.monotonic() - started < FIFO_WRITER_WAIT + PIPE_TIMEOUT / 10
+    assert isinstance(src.error, SourceError)
+    assert str(src.error) == f"{fifo}: named pipe has no writer (waited {FIFO_WRITER_WAIT:g} s)"
+
+
+def test_a_closed_standard_input_is_a_source_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", None)  # what Python sets when started with fd 0 closed
+    (item,) = read_pages(["-"], allow_stdin=True)
+    assert isinstance(item.error, SourceError) and str(item.error) == "-: standard input is closed"
+
+
+def _fce(*args: str, **kwargs: object) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([FCE, "--store", "memory://", *args], capture_output=True, timeout=PIPE_TIMEOUT,
+                          **kwargs)  # type: ignore[call-overload]
+
+
+@needs_dev_fd
+def test_fce_detect_reads_a_process_substitution(pipe: tuple[str, int]) -> None:
+    name, write_end = pipe
+    os.write(write_end, PAGE)
+    os.close(write_end)
+    read_end = int(name.rsplit("/", 1)[1])
+    result = _fce("detect", "--method", "mainblock", name, pass_fds=(read_end,))
+    assert result.returncode == 0, result.stderr
+    assert b"read once" in result.stdout
+
+
+def test_fce_detect_on_a_fifo_without_a_writer_and_a_closed_stdin(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "nobody")
+    result = _fce("detect", "nobody", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (SourceError.exit_code, b"")
+    assert result.stderr == f"fce: error: nobody: named pipe has no writer (waited {FIFO_WRITER_WAIT:g} s)\n".encode()
+    closed = subprocess.run(["sh", "-c", f'exec "{FCE}" --store memory:// detect --format json - <&-'],
+                            capture_output=True, timeout=PIPE_TIMEOUT)
+    assert closed.returncode == SourceError.exit_code
+    assert closed.stderr == b"fce: error: -: standard input is closed\n"
+    assert json.loads(closed.stdout) == {"source": "-", "error": "-: standard input is closed", "status": "source"}
