@@ -2,15 +2,15 @@
 it in document order; single-page methods for sites not learned.
 
     >>> import fce
-    >>> pages = [fce.parse_page(open(p, "rb").read()) for p in paths]
-    >>> template = fce.TemplateLearner("example.com").fit(pages).template_
-    >>> fce.extract(fce.parse_page(html), template).text
+    >>> result = fce.extract_html(html, "https://example.com/story")   # text, markdown, metadata
+    >>> pages = [fce.parse_page(open(p, "rb").read(), url=u) for p, u in sample]
+    >>> record = fce.learn_site(pages, "example.com")                   # the site's layouts
+    >>> fce.extract(fce.parse_page(html), record).text
 """
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
+from fce.api import extract_html
 from fce.blocks import BLOCK_TAGS, Block, BlockTree, blocks_of, segment
 from fce.content_extractor import ContentExtractor
 from fce.detect import MIN_FIT, Detector
@@ -20,6 +20,7 @@ from fce.errors import (
     FetchError,
     InputError,
     LearnError,
+    MissingExtraError,
     NotHTMLError,
     PageTimeoutError,
     PageTooLargeError,
@@ -32,11 +33,13 @@ from fce.errors import (
 from fce.extraction import ExtractedBlock, Extraction
 from fce.layouts import SiteDetector, is_stale
 from fce.learn import LayoutLearner, TemplateLearner
+from fce.metadata import Metadata
 from fce.methods import available_methods, get_method, run_method
 from fce.parse import Page, parse_page
 from fce.pipeline import DEFAULT_FALLBACK, Extractor, extract, learn_site, learn_template
 from fce.sites import normalize_site, site_of
 from fce.template import NoiseBlock, SiteTemplates, Template
+from fce.version import __version__
 
 __all__ = [
     "BLOCK_TAGS",
@@ -52,6 +55,8 @@ __all__ = [
     "Extractor",
     "FceError",
     "FetchError",
+    "Metadata",
+    "MissingExtraError",
     "InputError",
     "LayoutLearner",
     "LearnError",
@@ -73,6 +78,7 @@ __all__ = [
     "available_methods",
     "blocks_of",
     "extract",
+    "extract_html",
     "get_method",
     "is_stale",
     "learn_site",

@@ -22,6 +22,11 @@ checks both against the reference segmentation — including the walk's quirks: 
 of adjacent text nodes (``_collectText``), so text after a comment or processing instruction is not part of any
 tail, exactly as in the Python loop; a skipped element's subtree is not entered but its tail is kept.
 
+Both walks also record, per block, where the inline elements of ``fce.blocks.MARK_TAGS`` start and end among its
+parts (``fce.blocks.Mark``: C structs, a link's href copied as bytes, decoded only when the marks are read), and
+inside ``<pre>`` the source of the text pieces whose line breaks the pieces have as spaces: what a structured output
+(``fce.render``) reads.
+
 The same walk also runs without a tree (:func:`segment_bytes`, at the end of this module): on the events libxml2's
 HTML parser gives its SAX handler while it parses a page's bytes, so that lxml's tree is never built nor freed
 (``fce.parse.parse_page(data, blocks=…)``). That part calls libxml2, lxml's own copy of it, through function
@@ -88,6 +93,12 @@ cdef enum Kind:
     K_IMG = 7
     K_INPUT = 8
     K_BR = 9
+    K_MARK = 16       # K_MARK + n: an inline element that makes marks of kind n (fce.blocks.MARK_KINDS[n]); the
+                      # kinds above are all below it, so ``kind >= K_MARK`` tells it
+
+cdef enum:
+    # mark kinds at most: the walk over parse events keeps an open element's mark kind in four bits of its flags
+    MAX_MARK_KINDS = 16
 
 # set by configure()
 cdef object _block_tags = None
@@ -102,6 +113,10 @@ cdef object _is_hidden = None  # fce.blocks.is_hidden
 cdef object _never_hidden = frozenset()  # tags never tested (html, body)
 cdef bint _hidden_in_c = False  # whether the walk tests visibility itself (_hidden)
 cdef bytes _aria_exception = b""  # fce.blocks.ARIA_HIDDEN_EXCEPTION, UTF-8
+cdef dict _mark_codes = {}  # tag -> n, for the tags of fce.blocks.MARK_TAGS but the link's (<a>: K_A)
+cdef tuple _mark_kinds = ()  # fce.blocks.MARK_KINDS: the kind of a mark by its n
+cdef int _link_code = -1  # the n of the link kind
+cdef str _PRE = None  # fce.blocks.PREFORMATTED_TAG, interned (as tags are: compared by address)
 
 #: The style pattern (``re.IGNORECASE | re.ASCII``) that :func:`_style_hides` implements: the walk tests
 #: visibility in C only while ``fce.blocks.HIDDEN_STYLE`` is this one.
@@ -125,14 +140,26 @@ cdef NameSlot _slots[NAME_SLOTS]
 
 
 def configure(block_tags, skipped_tags, form_field_tags, media_tags, dict upper, dict steps, make_step, block_type,
-              is_hidden, never_hidden, Py_ssize_t path_cache_size, hidden_style, str aria_exception):
+              is_hidden, never_hidden, Py_ssize_t path_cache_size, hidden_style, str aria_exception, mark_tags,
+              tuple mark_kinds, str preformatted_tag):
     """Give the walk fce.blocks' tag sets, its table of upper-case path steps, its shared qualified-step cache, the
     function that fills it, the Block type, the visibility test, the tags it never applies to, the bound of the
-    path cache (``fce.blocks.PATH_CACHE_SIZE``; the cache is emptied), and the visibility test's style pattern and
+    path cache (``fce.blocks.PATH_CACHE_SIZE``; the cache is emptied), the visibility test's style pattern and
     ARIA exception (``HIDDEN_STYLE``, ``ARIA_HIDDEN_EXCEPTION``): the walk tests visibility itself when the pattern
-    is the one it implements (:data:`C_HIDDEN_STYLE`), and asks ``is_hidden`` otherwise."""
+    is the one it implements (:data:`C_HIDDEN_STYLE`), and asks ``is_hidden`` otherwise; and the inline elements
+    that make marks, tag -> kind (``MARK_TAGS``; ``a`` makes a ``link`` mark when it has an ``href``), with the
+    kinds (``MARK_KINDS``), and the block inside which the source of text pieces is kept (``PREFORMATTED_TAG``)."""
     global _block_tags, _skipped, _form_tags, _media_tags, _upper, _steps, _make_step, _kinds, _block_type
     global _is_hidden, _never_hidden, _paths_limit, _hidden_in_c, _aria_exception, _ns_kinds
+    global _mark_codes, _mark_kinds, _link_code, _PRE
+    if len(mark_kinds) > MAX_MARK_KINDS or "link" not in mark_kinds or mark_tags.get("a") != "link":
+        raise ValueError(f"at most {MAX_MARK_KINDS} mark kinds, one of them 'link', the kind of 'a'")
+    if (block_tags | skipped_tags) & set(mark_tags) or not set(mark_tags.values()) <= set(mark_kinds):
+        raise ValueError("a tag that makes marks neither delimits blocks nor is skipped, and has a known kind")
+    _mark_kinds = mark_kinds
+    _PRE = sys.intern(preformatted_tag)
+    _link_code = mark_kinds.index("link")
+    _mark_codes = {tag: mark_kinds.index(kind) for tag, kind in mark_tags.items() if tag != "a"}
     _hidden_in_c = (getattr(hidden_style, "pattern", None) == C_HIDDEN_STYLE
                     and getattr(hidden_style, "flags", None) == _re.IGNORECASE | _re.ASCII)
     _aria_exception = aria_exception.encode("utf-8")
@@ -174,7 +201,9 @@ cdef tuple _classify(str tag):
         kind = K_INPUT
     elif tag == "br":
         kind = K_BR
-    return (tag, kind, tag.encode("utf-8"))
+    elif tag in _mark_codes:
+        kind = K_MARK + <int>_mark_codes[tag]
+    return (sys.intern(tag), kind, tag.encode("utf-8"))  # (interned: the walk tells <pre> by its address)
 
 
 cdef inline bint _same_string(const char* a, const char* b) noexcept nogil:
@@ -334,6 +363,18 @@ cdef str _collect_text(xmlNode* node):
             _scratch_release()
 
 
+cdef str _source_text(xmlNode* node):
+    """The run of text nodes starting at ``node`` as written (:func:`_collect_text` without the translation of
+    line breaks and tabs): what a ``<pre>`` shows."""
+    cdef list contents = []
+    node = _text_or_skip(node)
+    while node is not NULL:
+        if node.content is not NULL:
+            contents.append(<bytes>node.content)
+        node = _text_or_skip(node.next)
+    return b"".join(contents).decode("utf-8")
+
+
 cdef str _piece(const char* src, Py_ssize_t length):
     """The text piece of one text node's content (``length`` bytes of UTF-8 followed by a NUL, none among them):
     line breaks and tabs turned into spaces, or None when it is empty. A run of whitespace alone comes from the
@@ -371,6 +412,7 @@ cdef class _ElementOf:
     and the visibility test (``fce.blocks.is_hidden``) of an element with a ``style``, ``hidden`` or
     ``aria-hidden`` attribute."""
     cdef cetree._Document doc
+    cdef bytes joined  # the last href split over several nodes, as lxml joins it (UTF-8; :func:`_href`)
 
     def __cinit__(self, cetree._Element root):
         self.doc = root._doc
@@ -636,6 +678,22 @@ cdef struct BlockInfo:
     Py_ssize_t part_end    # [part_start, part_end): the walk appends them while the block is open
     Py_ssize_t end       # one past the block's last descendant (0 while the block is open)
     long counts[6]  # links, images, scripts, forms, iframes, link_chars (fce.blocks.Block's count fields)
+    bint pre        # the block is a <pre> or inside one: its text pieces' source is kept where it has line breaks
+
+
+cdef enum:
+    # marks and bytes of hrefs first allocated (then doubled): on the 90 held-out msv-big9 speed pages a page has
+    # 224 marks (median; 464 at the 90th percentile) and 10.5 KB of hrefs (18.6 KB), so most pages grow each once
+    FIRST_MARKS = 256
+    FIRST_HREF_BYTES = 8192
+
+
+cdef struct MarkInfo:  # fce.blocks.Mark
+    Py_ssize_t block
+    Py_ssize_t at        # the block's parts before the mark
+    Py_ssize_t href      # where the link's href starts in the builder's href bytes (NUL-terminated); -1: none
+    int kind             # fce.blocks.MARK_KINDS[kind]
+    bint opens
 
 
 cdef struct Part:
@@ -655,6 +713,14 @@ cdef class _Builder:
     cdef list indices  # list(range(size)), made on first use (_indices)
     cdef list kids     # per block the tuple of its sub-blocks, made on first use (children)
     cdef list own      # per block its own text, made on first use (texts)
+    # the marks (fce.blocks.Mark) in document order, and the hrefs of the links, copied as bytes: decoding them
+    # (a str per link, a few hundred a page) would cost the walk more than all of its marks; they are decoded when
+    # the marks are read (for the few blocks a structured output renders)
+    cdef MarkInfo* marks_
+    cdef Py_ssize_t n_marks, marks_cap
+    cdef char* hrefs
+    cdef Py_ssize_t hrefs_len, hrefs_cap
+    cdef list raw      # (block, part, source text) of the pieces inside a <pre> whose source has line breaks or tabs
 
     def __cinit__(self):
         self.cap = 256
@@ -674,6 +740,8 @@ cdef class _Builder:
                     Py_DECREF(<object>self.parts[i].text)
         free(self.parts)
         free(self.items)
+        free(self.marks_)
+        free(self.hrefs)
 
     cdef Part* _part(self, Py_ssize_t owner) except NULL:
         cdef Part* grown
@@ -712,9 +780,11 @@ cdef class _Builder:
         info = &self.items[idx]
         memset(info, 0, sizeof(BlockInfo))
         info.parent = parent
+        info.pre = <PyObject*>tag == <PyObject*>_PRE  # (tags are interned)
         self.size += 1
         if parent >= 0:
             info.depth = self.items[parent].depth + 1
+            info.pre |= self.items[parent].pre
             self.items[parent].n_children += 1
             self._part(parent).child = idx
         info.part_start = self.n_parts  # (_part grows the parts array only: ``info`` still points into items)
@@ -726,6 +796,111 @@ cdef class _Builder:
         """The end of block ``idx``: its sub-blocks and parts are all in."""
         self.items[idx].part_end = self.n_parts
         self.items[idx].end = self.size
+
+    cdef inline int mark(self, Py_ssize_t block, int kind, bint opens, const char* href) except -1:
+        """Append a mark of ``kind`` that opens or closes here, among the parts of ``block``; ``href``: a link's
+        (NUL-terminated UTF-8, copied), or NULL."""
+        cdef MarkInfo* grown
+        cdef MarkInfo* m
+        cdef Py_ssize_t length
+        cdef char* more
+        if self.n_marks == self.marks_cap:
+            self.marks_cap = 2 * self.marks_cap if self.marks_cap else FIRST_MARKS
+            grown = <MarkInfo*>realloc(self.marks_, self.marks_cap * sizeof(MarkInfo))
+            if grown is NULL:
+                raise MemoryError()
+            self.marks_ = grown
+        m = &self.marks_[self.n_marks]
+        m.block = block
+        m.at = self.items[block].n_parts
+        m.kind = kind
+        m.opens = opens
+        m.href = -1
+        if href is not NULL:
+            length = strlen(href) + 1
+            if self.hrefs_len + length > self.hrefs_cap:
+                self.hrefs_cap = max(2 * self.hrefs_cap, self.hrefs_len + length, FIRST_HREF_BYTES)
+                more = <char*>realloc(self.hrefs, self.hrefs_cap)
+                if more is NULL:
+                    raise MemoryError()
+                self.hrefs = more
+            memcpy(self.hrefs + self.hrefs_len, href, length)
+            m.href = self.hrefs_len
+            self.hrefs_len += length
+        self.n_marks += 1
+        return 0
+
+    cdef int source(self, Py_ssize_t block, str piece, str source) except -1:
+        """Keep the source of the text piece just appended to ``block`` (inside a ``<pre>``) where it differs from
+        the piece (line breaks and tabs, which the piece has as spaces)."""
+        if source != piece:
+            if self.raw is None:
+                self.raw = []
+            self.raw.append((block, self.items[block].n_parts - 1, source))
+        return 0
+
+    def marks(self, Py_ssize_t index, only):
+        """``fce.blocks.BlockTree.marks``: the marks of block ``index`` and its sub-blocks (of those in ``only``
+        but ``index``, when given), in document order, as ``(block, at, kind, opens, href)`` tuples."""
+        cdef Py_ssize_t k, end
+        cdef MarkInfo* m
+        cdef list out = []
+        cdef list indices = self._indices()
+        if index < 0 or index >= self.size:
+            raise IndexError(index)
+        end = self.items[index].end
+        for k in range(self.n_marks):
+            m = &self.marks_[k]
+            if index <= m.block < end and (only is None or m.block == index
+                                           or <object>PyList_GET_ITEM(indices, m.block) in only):
+                out.append((m.block, m.at, <object>PyTuple_GET_ITEM(_mark_kinds, m.kind), m.opens,
+                            None if m.href < 0 else PyUnicode_DecodeUTF8(self.hrefs + m.href,
+                                                                         strlen(self.hrefs + m.href), NULL)))
+        return out
+
+    def preformatted(self, Py_ssize_t index):
+        """``fce.blocks.BlockTree.preformatted``: (block, part) -> source text, for block ``index``'s subtree."""
+        cdef Py_ssize_t end
+        if index < 0 or index >= self.size:
+            raise IndexError(index)
+        end = self.items[index].end
+        return {(k, at): text for k, at, text in self.raw or () if index <= k < end}
+
+    def subtree_parts(self, Py_ssize_t index, only):
+        """``fce.blocks.BlockTree.subtree_parts``: the parts of blocks ``index`` … its last descendant, as tuples
+        (``Block.parts``; None for a block not in ``only`` but ``index``, when given), made without the blocks: one
+        pass over the subtree's stretch of the parts."""
+        cdef Py_ssize_t end, k, n, owner
+        cdef list out, indices = self._indices()
+        cdef Part* part
+        cdef Py_ssize_t* fill
+        if index < 0 or index >= self.size:
+            raise IndexError(index)
+        end = self.items[index].end
+        n = end - index
+        out = [None] * n
+        fill = <Py_ssize_t*>calloc(n + 1, sizeof(Py_ssize_t))
+        if fill is NULL:
+            raise MemoryError()
+        try:
+            for k in range(n):
+                if only is None or k == 0 or <object>PyList_GET_ITEM(indices, index + k) in only:
+                    out[k] = PyTuple_New(self.items[index + k].n_parts)
+                else:
+                    fill[k] = -1  # (not made)
+            for k in range(self.items[index].part_start, self.items[index].part_end):
+                part = &self.parts[k]
+                owner = part.owner - index
+                if fill[owner] < 0:
+                    continue
+                if part.text is not NULL:
+                    _set(<object>PyList_GET_ITEM(out, owner), fill[owner], <object>part.text)
+                else:
+                    _set(<object>PyList_GET_ITEM(out, owner), fill[owner], <object>PyList_GET_ITEM(indices, part.child))
+                fill[owner] += 1
+        finally:
+            free(fill)
+        return out
 
     # -- the tree column-wise (fce.blocks.BlockTree over a compiled segmentation) --------------------------------
 
@@ -953,10 +1128,10 @@ cdef enum:  # what _enter says of an element that is not a block
     LINKED = 2    # entered, and a link opens (an <a href>)
 
 
-cdef inline int _enter(_Builder b, Py_ssize_t current, int kind, bint href) except -1:
-    """The counts and text an element of ``kind`` that is not a block adds to block ``current`` as it starts, and
-    whether it is entered (fce.blocks.segment_element's branches, in their order; ``href``: an ``<a>`` has one).
-    Shared by the walk over the tree and the walk over parse events."""
+cdef inline int _enter(_Builder b, Py_ssize_t current, int kind, const char* href) except -1:
+    """The counts, text and mark an element of ``kind`` that is not a block adds to block ``current`` as it
+    starts, and whether it is entered (fce.blocks.segment_element's branches, in their order; ``href``: an
+    ``<a>``'s, NULL when it has none). Shared by the walk over the tree and the walk over parse events."""
     if kind == K_SCRIPT:
         b.items[current].counts[2] += 1
         return PASSED
@@ -969,9 +1144,12 @@ cdef inline int _enter(_Builder b, Py_ssize_t current, int kind, bint href) exce
     if kind == K_SKIP:
         return PASSED
     if kind == K_A:
-        if href:  # <a name=…> is an anchor, not a link
+        if href is not NULL:  # <a name=…> is an anchor, not a link
             b.items[current].counts[0] += 1
+            b.mark(current, _link_code, True, href)
             return LINKED
+    elif kind >= K_MARK:
+        b.mark(current, kind - K_MARK, True, NULL)
     elif kind == K_IMG:
         b.items[current].counts[1] += 1
     elif kind == K_INPUT:
@@ -1015,6 +1193,9 @@ cdef _Builder _walk(cetree._Element root, bint qualified):
                 current = b.items[current].parent  # the block that was open when this one opened
             elif kind == K_A and link_depth and _attr_present(up, b"href"):
                 link_depth -= 1
+                b.mark(current, _link_code, False, NULL)
+            elif kind >= K_MARK and up is not top:  # (the root's start made no mark: its end makes none)
+                b.mark(current, kind - K_MARK, False, NULL)
             _tail(b, up, current, link_depth)
             if up is top:
                 break
@@ -1034,7 +1215,7 @@ cdef _Builder _walk(cetree._Element root, bint qualified):
                 b.items[idx].counts[4] = 1
             current = idx
         else:
-            entered = _enter(b, current, kind, kind == K_A and _attr_present(node, b"href"))
+            entered = _enter(b, current, kind, _href(node, owner) if kind == K_A else NULL)
             if entered == PASSED:  # not entered; its end comes at once (its tail is kept)
                 _tail(b, node, current, link_depth)
                 node = _next_element(node.next)
@@ -1044,6 +1225,8 @@ cdef _Builder _walk(cetree._Element root, bint qualified):
         text = _collect_text(node.children)
         if text is not None:
             b.text(current, text)
+            if b.items[current].pre:
+                b.source(current, text, _source_text(node.children))
             if link_depth:
                 b.items[current].counts[5] += _collapsed_len(text)
         up = node  # enter the element
@@ -1058,6 +1241,8 @@ cdef inline int _tail(_Builder b, xmlNode* node, Py_ssize_t current, Py_ssize_t 
     cdef str text = _collect_text(node.next)
     if text is not None:
         b.text(current, text)
+        if b.items[current].pre:
+            b.source(current, text, _source_text(node.next))
         if link_depth:
             b.items[current].counts[5] += _collapsed_len(text)
     return 0
@@ -1510,6 +1695,21 @@ cdef inline bint _may_hide(xmlNode* node) noexcept:
     return False
 
 
+cdef const char* _href(xmlNode* node, _ElementOf owner) except? NULL:
+    """The ``href`` of an ``<a>`` as lxml's ``el.get("href")`` reads it (UTF-8, valid until the next call), or
+    NULL when it has none."""
+    cdef xmlAttr* attr = node.properties
+    cdef const char* value
+    while attr is not NULL:
+        if attr.ns is NULL and _same_string(<const char*>attr.name, b"href"):
+            if _attr_text(attr, &value):
+                return value
+            owner.joined = (<str>_attr_value(node, b"href", owner)).encode("utf-8")  # lxml joins the nodes
+            return owner.joined
+        attr = attr.next
+    return NULL
+
+
 cdef inline bint _attr_present(xmlNode* node, const char* name) noexcept:
     cdef xmlAttr* attr = node.properties
     while attr is not NULL:
@@ -1623,7 +1823,7 @@ def templates_sums(list paths, const long[::1] lengths, dict merged, Py_ssize_t 
     one dict, path -> the tuple of its code in each table: characters of own text on blocks whose path is known, of
     all blocks; over the distinct paths of blocks with own text, the sum of their page counts and their number. One
     pass over the blocks: the characters of own text are summed per distinct path, and each distinct path is looked
-    up once."""
+    up once. Fifth, the characters of own text on paths of both bits (known, and kept by guided detection)."""
     cdef Py_ssize_t n = len(paths), i, t, slot, n_slots = 0
     cdef long length, total = 0, code
     if lengths.shape[0] != n:
@@ -1632,11 +1832,12 @@ def templates_sums(list paths, const long[::1] lengths, dict merged, Py_ssize_t 
     cdef object path, row
     cdef dict slot_of = {}
     cdef list distinct = []
-    cdef long* chars = <long*>malloc((max(n, 1) + 2 * max(n_tables, 1)) * sizeof(long))
+    cdef long* chars = <long*>malloc((max(n, 1) + 3 * max(n_tables, 1)) * sizeof(long))
     if chars is NULL:
         raise MemoryError()
     cdef long* known = chars + max(n, 1)
     cdef long* counts = known + max(n_tables, 1)
+    cdef long* kept = counts + max(n_tables, 1)
     try:
         for i in range(n):
             length = lengths[i]
@@ -1653,7 +1854,7 @@ def templates_sums(list paths, const long[::1] lengths, dict merged, Py_ssize_t 
             else:
                 chars[<Py_ssize_t><object>found] += length
         for t in range(n_tables):
-            known[t] = counts[t] = 0
+            known[t] = counts[t] = kept[t] = 0
         for slot in range(n_slots):
             found = PyDict_GetItem(merged, <object>PyList_GET_ITEM(distinct, slot))
             if found is NULL:
@@ -1663,33 +1864,39 @@ def templates_sums(list paths, const long[::1] lengths, dict merged, Py_ssize_t 
                 code = <long><object>PyTuple_GET_ITEM(row, t)
                 if code & 2:
                     known[t] += chars[slot]
+                    if code & 1:
+                        kept[t] += chars[slot]
                 counts[t] += code >> 2
-        return [(known[t], total, counts[t], n_slots) for t in range(n_tables)]
+        return [(known[t], total, counts[t], n_slots, kept[t]) for t in range(n_tables)]
     finally:
         free(chars)
 
 
-def template_mask(list paths, list tags, const long[::1] parents, dict codes, inline_tags):
-    """``fce.detect.template_mask``: per block, whether its path is boilerplate (known, not in P) — except the
-    parent of an inline sub-block on a path in P."""
+def template_mask(list paths, const long[::1] parents, dict codes):
+    """``fce.detect.template_mask``: per block, whether its path is boilerplate (known, without the content bit) —
+    except a block with a sub-block on a path with the content bit."""
     cdef Py_ssize_t n = len(paths), i, up
-    if len(tags) != n or parents.shape[0] != n:
+    if parents.shape[0] != n:
         raise ValueError("the columns must be of the same length")
     cdef list out = [False] * n
     cdef PyObject* found
     cdef long code
-    for i in range(n):  # (parents come before their sub-blocks: a parent's mark is set before it is cleared)
-        found = PyDict_GetItem(codes, <object>PyList_GET_ITEM(paths, i))
-        if found is NULL:
-            continue
-        code = <long><object>found
-        if code & 3 == 2:
-            out[i] = True
-        elif code & 1 and <object>PyList_GET_ITEM(tags, i) in inline_tags:
+    cdef unsigned char* kept_below = <unsigned char*>calloc(max(n, 1), 1)
+    if kept_below is NULL:
+        raise MemoryError()
+    try:
+        for i in range(n - 1, -1, -1):  # (sub-blocks come after their parents: a block's mark is final in time)
+            found = PyDict_GetItem(codes, <object>PyList_GET_ITEM(paths, i))
+            code = 0 if found is NULL else <long><object>found
             up = parents[i]
-            if 0 <= up < n:
-                out[up] = False
-    return out
+            if code & 1 or kept_below[i]:
+                if 0 <= up < n:
+                    kept_below[up] = 1
+            if code & 3 == 2 and not kept_below[i]:
+                out[i] = True
+        return out
+    finally:
+        free(kept_below)
 
 
 # -- segmentation from the parser's events, without a tree (segment_bytes) -------------------------------------------
@@ -1765,6 +1972,8 @@ DEF _MAX_OPEN = 2000
 # the walk's open elements, as flags
 DEF F_BLOCK = 1   # a block: its end closes the current block
 DEF F_LINK = 2    # an <a href>: its end ends a link
+DEF F_MARK = 4    # an element that makes marks: its end closes one, of the kind in the bits from MARK_SHIFT up
+DEF MARK_SHIFT = 3
 
 
 def _bind_libxml2():
@@ -1803,7 +2012,7 @@ cdef class _EventWalk:
     cdef _Builder b
     cdef bint qualified
     cdef Py_ssize_t current, link_depth
-    cdef char* flags          # per open element (the root first): F_BLOCK, F_LINK
+    cdef char* flags          # per open element (the root first): F_BLOCK, F_LINK, F_MARK and its kind
     cdef Py_ssize_t depth, flags_cap
     cdef Py_ssize_t skip      # open elements inside a skipped one (the skipped one included); 0: walking
     cdef bint started, done   # the root has started; it has ended (the rest of the page is not in it)
@@ -1812,7 +2021,7 @@ cdef class _EventWalk:
     cdef bint give_back       # the page needs the tree path
     cdef object error         # an exception raised inside a callback
     # what parse_page's repair of a body left in <head> looks at: whether the root's first <head> is open, has
-    # been seen, and holds an element that may not stay in a head (fce.parse.HEAD_TAGS); whether the root has a
+    # been seen, and holds an element that may not stay in a head (fce.page.HEAD_TAGS); whether the root has a
     # <body> or a <frameset>
     cdef bint in_head, head_seen, head_foreign, body_seen
 
@@ -1891,6 +2100,8 @@ cdef class _EventWalk:
         piece = _piece(self.text, length)
         if piece is not None:
             self.b.text(self.current, piece)
+            if self.b.items[self.current].pre:
+                self.b.source(self.current, piece, PyUnicode_DecodeUTF8(self.text, length, NULL))
             if self.link_depth:
                 self.b.items[self.current].counts[5] += _collapsed_len(piece)
         return 0
@@ -1954,13 +2165,15 @@ cdef class _EventWalk:
             self.current = idx
             flags = F_BLOCK
         else:
-            entered = _enter(self.b, self.current, kind, kind == K_A and _att(atts, b"href") is not NULL)
+            entered = _enter(self.b, self.current, kind, _att(atts, b"href") if kind == K_A else NULL)
             if entered == PASSED:
                 self.skip = 1  # passed over with what is inside it (its tail is kept)
                 return 0
             if entered == LINKED:
                 self.link_depth += 1
                 flags = F_LINK
+            elif kind >= K_MARK:
+                flags = F_MARK | ((kind - K_MARK) << MARK_SHIFT)
         return self._push(flags)
 
     cdef int _head_child(self, const_xmlChar* name) except -1:
@@ -1990,6 +2203,9 @@ cdef class _EventWalk:
             self.current = self.b.items[self.current].parent
         elif flags & F_LINK and self.link_depth:
             self.link_depth -= 1
+            self.b.mark(self.current, _link_code, False, NULL)
+        elif flags & F_MARK:
+            self.b.mark(self.current, (<unsigned char>flags) >> MARK_SHIFT, False, NULL)
         return 0
 
     cdef int characters(self, const_xmlChar* ch, int length) except -1:
@@ -2013,12 +2229,12 @@ cdef extern from "string.h":
     size_t strnlen(const char* s, size_t maxlen)
 
 
-#: fce.parse.HEAD_TAGS (what may stay in <head>), set by configure_head_tags.
+#: fce.page.HEAD_TAGS (what may stay in <head>), set by configure_head_tags.
 cdef object _HEAD_TAGS = frozenset()
 
 
 def configure_head_tags(head_tags):
-    """Give the event walk ``fce.parse.HEAD_TAGS`` (the body-out-of-head repair it gives back to the tree path)."""
+    """Give the event walk ``fce.page.HEAD_TAGS`` (the body-out-of-head repair it gives back to the tree path)."""
     global _HEAD_TAGS
     _HEAD_TAGS = frozenset(head_tags)
 

@@ -6,7 +6,10 @@ A block is the part of a page between an opening block-level tag and its closing
 * its **own text**: the text of the block with the text of its sub-blocks removed (the paper's Figure 3);
 * its **position** in document order (``index``: blocks are numbered in the order their opening tags appear);
 * its parts in document order (own text pieces interleaved with sub-block indices), so the text of a block *with*
-  its sub-blocks can be rebuilt in the original order — the point of FastCE over ContentExtractor.
+  its sub-blocks can be rebuilt in the original order — the point of FastCE over ContentExtractor;
+* its **marks**: where the inline elements of :data:`MARK_TAGS` (emphasis, strong, code, links with their ``href``,
+  …) start and end among its parts, and inside ``<pre>`` the source of its text pieces, line breaks kept — what a
+  structured output (:mod:`fce.render`) reads.
 
 An *atomic* block has no sub-block. ``<head>``, scripts, styles and similar non-content carry no text, but are counted
 (``n_scripts``, …) as ContentExtractor's feature vector asks.
@@ -16,27 +19,32 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from functools import partial
 from itertools import compress
 from operator import attrgetter, itemgetter
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from lxml import etree
 
 from fce._accel import switched_off
-from fce.parse import Page
+from fce.page import HEAD_TAGS, Page
 
 __all__ = [
     "BLOCK_TAGS",
     "DEFAULT_PATH_STYLE",
     "PATH_STYLES",
     "INLINE_BLOCK_TAGS",
+    "MARK_KINDS",
+    "MARK_TAGS",
     "PAPER_BLOCK_TAGS",
+    "PREFORMATTED_TAG",
     "SKIPPED_TAGS",
     "Block",
     "BlockTree",
     "Columns",
+    "Mark",
     "blocks_of",
     "join_pieces",
     "segment",
@@ -102,6 +110,30 @@ def is_hidden(el: object) -> bool:
 #: Elements that break a line inside a block.
 _LINE_BREAK_TAGS = frozenset({"br"})
 
+#: The kinds of inline formatting the segmentation records for structured output (:mod:`fce.render`: markdown,
+#: clean HTML) as :class:`Mark` values: emphasis, strong emphasis, code, a link (with its ``href``), subscript,
+#: superscript, deleted text.
+MARK_KINDS = ("em", "strong", "code", "link", "sub", "sup", "del")
+
+#: The inline elements that make marks, by kind: where each starts and ends among its block's parts. ``<a>`` makes
+#: a link only with an ``href`` (``<a name=…>`` is an anchor; it counts as a link only then, too). ``tt`` is the
+#: teletype of older pages, ``s``/``strike`` the strike-through that ``del`` replaced; ``u``, ``mark``, ``small``
+#: and ``font`` are presentation without a meaning markdown has.
+MARK_TAGS: Mapping[str, str] = MappingProxyType({
+    "em": "em", "i": "em",
+    "strong": "strong", "b": "strong",
+    "code": "code", "kbd": "code", "samp": "code", "tt": "code",
+    "a": "link",
+    "sub": "sub", "sup": "sup",
+    "del": "del", "s": "del", "strike": "del",
+})  # fmt: skip
+#: The tags of :data:`MARK_TAGS` the walk tells by their tag alone (not the link's, which needs its ``href``).
+_FORMAT_MARKS = {tag: kind for tag, kind in MARK_TAGS.items() if kind != "link"}
+
+#: The block whose text pieces' source is kept where it has line breaks or tabs (:meth:`BlockTree.preformatted`),
+#: with its sub-blocks: a browser shows its whitespace as written.
+PREFORMATTED_TAG = "pre"
+
 #: Line breaks and tabs in source text become spaces (runs of spaces are collapsed when text is joined).
 _WS_TABLE = str.maketrans({"\n": " ", "\r": " ", "\t": " ", "\f": " ", "\v": " "})
 _FORM_FIELD_TAGS = frozenset({"select", "textarea", "button"})
@@ -123,6 +155,16 @@ STATE_CLASSES = frozenset({"active", "selected", "current", "first", "last", "od
                            "hidden", "show", "hide", "on", "off", "clearfix", "clear", "cf", "group"})
 
 
+#: Class names a CMS gives per page or per commenter, not per role (WordPress ``post_class``/``comment_class``:
+#: ``category-news``, ``tag-x``, ``byuser``, ``bypostauthor``, ``alt`` on every other comment; ``thread-odd``,
+#: ``grofile-…``, ``comment-author-…``): left out of qualified paths, or pages of one site with different
+#: categories get different paths for the same block (dragnet-small site-macro word F1 +0.0017 with templates).
+PAGE_CLASS_PREFIXES = ("category-", "tag-", "thread-", "grofile-", "comment-author-")
+PAGE_CLASS_NAMES = frozenset({"alt", "byuser", "bypostauthor"})
+_PAGE_CLASS = re.compile("|".join(map(re.escape, PAGE_CLASS_PREFIXES)) + "|(?:"
+                         + "|".join(map(re.escape, sorted(PAGE_CLASS_NAMES))) + ")$")
+
+
 def _qualifier(ident: str | None, classes: str | None) -> str:
     """``[#id .class …]`` for an element's ``id`` and ``class`` attributes (digits and state classes removed)."""
     names: list[str] = []
@@ -133,7 +175,7 @@ def _qualifier(ident: str | None, classes: str | None) -> str:
     if classes:
         for name in sorted(set(classes.split())):
             name = _DIGITS.sub("", name).strip("-_").lower()
-            if name and name not in STATE_CLASSES and len(names) < MAX_PATH_NAMES:
+            if name and name not in STATE_CLASSES and len(names) < MAX_PATH_NAMES and not _PAGE_CLASS.match(name):
                 names.append("." + name)
     return f"[{' '.join(names)}]" if names else ""
 
@@ -186,6 +228,22 @@ class Block(NamedTuple):
         return self.tag in INLINE_BLOCK_TAGS
 
 
+class Mark(NamedTuple):
+    """Where an inline element of :data:`MARK_TAGS` starts (``opens``) or ends: in block ``block``, before its part
+    ``parts[at]`` (``at == len(parts)``: after the last). A text piece never runs across an element's start or
+    end, so a mark always falls between two parts; an element that holds sub-blocks opens in its block before the
+    first and closes after the last. Marks come in document order, so they nest as the elements do."""
+
+    block: int
+    at: int
+    kind: str  # of MARK_KINDS
+    opens: bool
+    href: str | None = None  # a link's, on the mark that opens it
+
+
+_new_mark = partial(tuple.__new__, Mark)  # Mark(*row), made in C
+
+
 #: The count fields of a :class:`Block`, in its order and in the order of the compiled walk's counts (what
 #: :meth:`BlockTree.count_rows` reads).
 COUNT_FIELDS = ("n_links", "n_images", "n_scripts", "n_forms", "n_iframes", "link_chars")
@@ -233,19 +291,22 @@ class BlockTree:
     the :class:`Block` values only when something asks for them; a tree made from blocks derives its columns on
     first use. Immutable (what it computes on demand is cached, and never changes what it holds)."""
 
-    __slots__ = ("_blocks", "_children", "_cols", "_seg")
+    __slots__ = ("_blocks", "_children", "_cols", "_marks", "_pre", "_seg")
 
-    def __init__(self, blocks: Sequence[Block]) -> None:
+    def __init__(self, blocks: Sequence[Block], marks: Sequence[Mark] = (),
+                 preformatted: Mapping[tuple[int, int], str] | None = None) -> None:
         self._blocks: tuple[Block, ...] | None = tuple(blocks)
         self._seg: Any = None  # the compiled segmentation (fce._segment's builder), if made by it
         self._cols: Columns | None = None
         self._children: list[tuple[int, ...]] | None = None
+        self._marks: tuple[Mark, ...] = tuple(marks)
+        self._pre: dict[tuple[int, int], str] = dict(preformatted or {})
 
     @classmethod
     def _of_segmentation(cls, seg: object) -> BlockTree:
         """A tree over a compiled segmentation (``fce/_segment.pyx``)."""
         tree = cls.__new__(cls)
-        tree._blocks, tree._seg, tree._cols, tree._children = None, seg, None, None
+        tree._blocks, tree._seg, tree._cols, tree._children, tree._marks, tree._pre = None, seg, None, None, (), {}
         return tree
 
     @property
@@ -284,8 +345,42 @@ class BlockTree:
             return self._seg.child_indices(index)  # type: ignore[no-any-return]
         return self.blocks[index].children
 
-    def __reduce__(self) -> tuple[type[BlockTree], tuple[tuple[Block, ...]]]:
-        return BlockTree, (self.blocks,)  # pickled as its blocks (a compiled segmentation is not picklable)
+    def __reduce__(self) -> tuple[type[BlockTree], tuple[Any, ...]]:
+        # pickled as its blocks, marks and sources (a compiled segmentation is not picklable)
+        return BlockTree, (self.blocks, self.marks(), self.preformatted())
+
+    def marks(self, index: int = 0, only: Container[int] | None = None) -> list[Mark]:
+        """The :class:`Mark` values of block ``index`` and its sub-blocks at any depth (with ``only``: of those
+        sub-blocks in it), in document order (the root's: the page's). Made when asked (the compiled walk keeps
+        them as C structs, hrefs as bytes)."""
+        if self._seg is not None:
+            return list(map(_new_mark, self._seg.marks(index, only)))
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        end = self.subtree_end(index)
+        return [m for m in self._marks
+                if index <= m.block < end and (only is None or m.block == index or m.block in only)]
+
+    def preformatted(self, index: int = 0) -> dict[tuple[int, int], str]:
+        """For the text pieces inside a :data:`PREFORMATTED_TAG` block (in block ``index``'s subtree) whose source
+        has line breaks or tabs (a piece has them as spaces), ``(block, part index) -> the source text``."""
+        if self._seg is not None:
+            return self._seg.preformatted(index)  # type: ignore[no-any-return]
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        end = self.subtree_end(index)
+        return {key: text for key, text in self._pre.items() if index <= key[0] < end}
+
+    def subtree_parts(self, index: int, only: Container[int] | None = None) -> list[tuple[str | int, ...] | None]:
+        """The parts (``Block.parts``) of block ``index`` and of each block after it up to its last descendant
+        (with ``only``: None for those not in it), without building the :class:`Block` values where they are not
+        built (a structured output reads the blocks of the few subtrees it renders)."""
+        if self._seg is not None:
+            return self._seg.subtree_parts(index, only)  # type: ignore[no-any-return]
+        blocks = self.blocks[index:self.subtree_end(index)]
+        if only is None:
+            return [b.parts for b in blocks]
+        return [b.parts if b.index == index or b.index in only else None for b in blocks]
 
     def __len__(self) -> int:
         if self._blocks is None:
@@ -447,10 +542,8 @@ def _configure(accelerator) -> None:  # type: ignore[no-untyped-def]
     they are now; empties its path cache."""
     accelerator.configure(BLOCK_TAGS, SKIPPED_TAGS, _FORM_FIELD_TAGS, _MEDIA_TAGS, _UPPER, _QUALIFIED_STEPS,
                           _qualified_step, Block, is_hidden, _NEVER_HIDDEN, PATH_CACHE_SIZE, HIDDEN_STYLE,
-                          ARIA_HIDDEN_EXCEPTION)
+                          ARIA_HIDDEN_EXCEPTION, MARK_TAGS, MARK_KINDS, PREFORMATTED_TAG)
     if hasattr(accelerator, "configure_head_tags"):  # (the walk from parse events: what may stay in <head>)
-        from fce.parse import HEAD_TAGS
-
         accelerator.configure_head_tags(HEAD_TAGS)
 
 
@@ -495,6 +588,12 @@ def _segment_python(root: object, qualified: bool) -> BlockTree:
     parts: list[list[str | int]] = [[]]
     counts: list[list[int]] = [[0, 0, 0, 0, 0, 0]]  # links, images, scripts, forms, iframes, link_chars
     children: list[list[int]] = [[]]
+    marks: list[tuple[int, int, str, bool, str | None]] = []  # Mark rows (made Marks at the end, in C)
+    formats = _FORMAT_MARKS
+    pre_tag = PREFORMATTED_TAG
+    formatting: list[object] = []  # the elements of formats open, innermost last (their proxies: kept alive)
+    in_pre = -1  # the outermost <pre> block open (-1: none)
+    sources: dict[tuple[int, int], str] = {}  # BlockTree.preformatted
     steps = _QUALIFIED_STEPS
     upper = _UPPER
     block_tags = BLOCK_TAGS
@@ -514,7 +613,7 @@ def _segment_python(root: object, qualified: bool) -> BlockTree:
         skip_subtree()
         if top.tail:
             cur_parts.append(translate(top.tail, ws_table))
-        return _freeze(paths, tags, parents, depths, parts, counts, children)
+        return _freeze(paths, tags, parents, depths, parts, counts, children, marks, sources)
     if top.text:
         cur_parts.append(translate(top.text, ws_table))
     for event, el in walker:
@@ -547,6 +646,8 @@ def _segment_python(root: object, qualified: bool) -> BlockTree:
                 counts.append(cur_counts)
                 children.append([])
                 current = idx
+                if in_pre < 0 and tag == pre_tag:
+                    in_pre = idx
             elif tag in skipped:
                 if tag == "script":
                     cur_counts[2] += 1
@@ -556,46 +657,61 @@ def _segment_python(root: object, qualified: bool) -> BlockTree:
                     cur_counts[1] += 1
                 skip_subtree()
                 continue
-            elif tag == "a" and el.get("href") is not None:  # <a name=…> is an anchor, not a link
+            elif tag == "a" and (href := el.get("href")) is not None:  # <a name=…> is an anchor, not a link
                 cur_counts[0] += 1
                 link_depth += 1
+                marks.append((current, len(cur_parts), "link", True, href))
             elif tag == "img":
                 cur_counts[1] += 1
             elif tag == "input":
                 cur_counts[3] += 1
             elif tag == "br":
                 cur_parts.append("\n")
+            elif tag in formats:
+                marks.append((current, len(cur_parts), formats[tag], True, None))
+                formatting.append(el)
             elif tag.__class__ is not str:  # comments and processing instructions (if the parser kept them)
                 skip_subtree()
                 continue
             text = el.text
             if text:
-                text = translate(text, ws_table)
-                cur_parts.append(text)
+                piece = translate(text, ws_table)
+                if in_pre >= 0 and piece != text:
+                    sources[current, len(cur_parts)] = text
+                cur_parts.append(piece)
                 if link_depth:
-                    cur_counts[5] += len(" ".join(text.split()))
+                    cur_counts[5] += len(" ".join(piece.split()))
         else:
             if hidden_end:
                 hidden_end = False
             elif tag in block_tags:
                 if not current:  # the end of the document root, the last event; its tail is not in the page
                     break
+                if current == in_pre:
+                    in_pre = -1
                 current = parents[current]  # the block that was open when this one opened
                 cur_parts = parts[current]
                 cur_counts = counts[current]
             elif tag == "a" and link_depth and el.get("href") is not None:
                 link_depth -= 1
+                marks.append((current, len(cur_parts), "link", False, None))
+            elif formatting and el is formatting[-1]:  # (no lookup at the end of every element)
+                formatting.pop()
+                marks.append((current, len(cur_parts), formats[tag], False, None))
             text = el.tail
             if text:
-                text = translate(text, ws_table)
-                cur_parts.append(text)
+                piece = translate(text, ws_table)
+                if in_pre >= 0 and piece != text:
+                    sources[current, len(cur_parts)] = text
+                cur_parts.append(piece)
                 if link_depth and tag.__class__ is str:
-                    cur_counts[5] += len(" ".join(text.split()))
-    return _freeze(paths, tags, parents, depths, parts, counts, children)
+                    cur_counts[5] += len(" ".join(piece.split()))
+    return _freeze(paths, tags, parents, depths, parts, counts, children, marks, sources)
 
 
 def _freeze(paths: list[str], tags: list[str], parents: list[int], depths: list[int],
-            parts: list[list[str | int]], counts: list[list[int]], children: list[list[int]]) -> BlockTree:
+            parts: list[list[str | int]], counts: list[list[int]], children: list[list[int]],
+            marks: list[tuple[int, int, str, bool, str | None]], sources: dict[tuple[int, int], str]) -> BlockTree:
     """The builders of :func:`segment_element` as a :class:`BlockTree` of immutable blocks (built column-wise by
     ``map``/``zip``, so that the per-block work runs in C)."""
     # own text: the text pieces joined (an atomic block's parts are all text) with whitespace collapsed —
@@ -607,4 +723,4 @@ def _freeze(paths: list[str], tags: list[str], parents: list[int], depths: list[
     ]
     rows = zip(range(len(paths)), paths, tags, parents, depths, map(tuple, children), map(tuple, parts), texts,
                *zip(*counts, strict=True), strict=True)
-    return BlockTree(tuple(map(partial(tuple.__new__, Block), rows)))
+    return BlockTree(tuple(map(partial(tuple.__new__, Block), rows)), list(map(_new_mark, marks)), sources)

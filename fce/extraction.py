@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["ExtractedBlock", "Extraction"]
+if TYPE_CHECKING:
+    from fce.metadata import Metadata
+
+__all__ = ["Check", "ExtractedBlock", "Extraction"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,12 +24,39 @@ class ExtractedBlock:
 
 
 @dataclass(frozen=True, slots=True)
+class Check:
+    """How a template's extraction of a page compared with what the site model expects of it and with what the
+    fallback method extracts (:func:`fce.pipeline.extract`): the characters each kept — ``expected_chars`` is the
+    page's own text on the paths the template keeps, ``fallback_chars`` None where the fallback was not run — which
+    won (``"template"`` or ``"fallback"``) and the rule that decided (``fce.pipeline.CHECK_RULES``)."""
+
+    template_chars: int
+    expected_chars: int
+    fallback_chars: int | None
+    winner: str
+    rule: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"template_chars": self.template_chars, "expected_chars": self.expected_chars,
+                "fallback_chars": self.fallback_chars, "winner": self.winner, "rule": self.rule}
+
+
+@dataclass(frozen=True, slots=True)
 class Extraction:
     """Main content of one page, blocks in document order.
 
     ``method`` is what produced it (``"template"``, or a single-page method such as ``"density"``); ``fit`` is the
     template's fit score in [0, 1] (``None`` when no template was tried); ``fallback_reason`` says why the
-    template path was not used (``"no-template"``, ``"low-fit"``, ``"empty"``) or is ``None``.
+    template path was not used (``"no-template"``, ``"low-fit"``, ``"empty"``, ``"check"``) or is ``None``;
+    ``check`` says how the template's extraction compared with the site model's expectation and the fallback
+    (:class:`Check`; None where no template was applied); ``metadata`` is the page's
+    (:class:`fce.metadata.Metadata`), where it was asked for (``fce.pipeline.extract(..., metadata=True)``);
+    ``markdown`` and ``html`` are the content with its structure (:mod:`fce.render`), where asked for
+    (``extract(..., output="markdown")``, ``"html"``; :func:`fce.extract_html` gives both); ``comments`` is the
+    text of the page's reader comments, which the content leaves out, where asked for (``extract(...,
+    comments=True)``; empty: the page has none). ``page_type`` and ``page_type_reason`` are what kind of page the
+    single-page method took it for and why (:func:`fce.methods.mainblock.select_page`; None for a template's
+    extraction and for methods that do not tell).
     """
 
     text: str
@@ -36,6 +66,19 @@ class Extraction:
     fit: float | None = None
     fallback_reason: str | None = None
     info: dict[str, Any] = field(default_factory=dict)
+    check: Check | None = None
+    metadata: Metadata | None = None
+    markdown: str | None = None
+    html: str | None = None
+    comments: str | None = None
+
+    @property
+    def page_type(self) -> str | None:
+        return self.info.get("page_type")
+
+    @property
+    def page_type_reason(self) -> str | None:
+        return self.info.get("page_type_reason")
 
     @classmethod
     def from_blocks(cls, blocks: tuple[ExtractedBlock, ...], **kwargs: Any) -> Extraction:
@@ -49,4 +92,11 @@ class Extraction:
             "site": self.site,
             "fit": None if self.fit is None else round(self.fit, 4),
             "fallback_reason": self.fallback_reason,
+            "check": None if self.check is None else self.check.to_dict(),
+            "metadata": None if self.metadata is None else self.metadata.to_dict(),
+            "page_type": self.page_type,
+            "page_type_reason": self.page_type_reason,
+            **({"comments": self.comments} if self.comments is not None else {}),
+            **({"markdown": self.markdown} if self.markdown is not None else {}),
+            **({"html": self.html} if self.html is not None else {}),
         }

@@ -91,10 +91,10 @@ def test_comments_are_not_text():
     assert t.render(0) == "ab"
 
 
-# -- the fast segmentation against the straightforward one (issue 6: output must stay identical) -------------------
+# -- the fast segmentation against the straightforward one (output must stay identical) ---------------------------
 
 def _reference_segment(root, path_style):
-    """The segmentation as it was written before issue 6's speed work (a block stack per element, a qualifier
+    """The segmentation written the straightforward way (a block stack per element, a qualifier
     per block, own text collapsed by regex): the oracle the fast :func:`fce.blocks.segment_element` must match."""
     import re
 
@@ -352,7 +352,8 @@ def test_an_anchor_without_href_is_not_a_link():
 # -- the compiled walk against the Python loop on arbitrary markup ----------------------------------------------------
 
 _TAGS = ["div", "p", "span", "a", "b", "td", "li", "ul", "table", "tr", "script", "style", "br", "img", "input",
-         "select", "svg", "iframe", "h1", "noscript", "em", "section", "fb:like", "x-widget", "pre", "title", "body"]
+         "select", "svg", "iframe", "h1", "noscript", "em", "section", "fb:like", "x-widget", "pre", "title", "body",
+         "i", "code", "sub", "del", "kbd"]
 _TEXT = st.text(alphabet=st.sampled_from(list("ab yz,.\n\t\r\x0b\x0c\xa0\u2003\u3000\x1c\x85\u200b&<>é中\U0001f600")),
                 max_size=12)
 
@@ -370,7 +371,8 @@ def _markup(draw, depth=0):
             names = draw(st.sampled_from(["story active", "c1 c2 c3 c4", "", "a&amp;b", "x"]))
             attrs += f" class='{names}'"
         if tag == "a" and draw(st.booleans()):
-            attrs += draw(st.sampled_from([" href=x", " href", " href=''", " name=top"]))
+            attrs += draw(st.sampled_from([" href=x", " href", " href=''", " name=top", " href='a&amp;b&#233;'",
+                                           " href='&unknown;x'"]))
         if draw(st.integers(0, 3)) == 0:
             attrs += draw(st.sampled_from([
                 " style='display:none'", " style='color: red; DISPLAY :\tNone !important'", " style='display:block'",
@@ -431,6 +433,25 @@ def assert_same_tree(compiled, python):
             rendered, seen = compiled.render(i, keep, []), []
             assert rendered == python.render(i, keep, seen) == compiled.render(i, keep)
             assert seen == want
+    assert_same_structure(compiled, python)
+
+
+def assert_same_structure(compiled, python):
+    """What structured output reads (marks, sources inside <pre>, parts of a subtree, whole or of some blocks) is
+    the same on both trees."""
+    blocks = python.blocks
+    assert compiled.marks() == python.marks()
+    assert compiled.preformatted() == python.preformatted()
+    for i in range(0, len(python), max(1, len(python) // 7)):  # (a few subtrees: every one is quadratic)
+        end = python.subtree_end(i)
+        assert compiled.subtree_parts(i) == python.subtree_parts(i) == [b.parts for b in blocks[i:end]]
+        some = frozenset(range(i, len(python), 2))
+        assert compiled.subtree_parts(i, some) == python.subtree_parts(i, some)
+        assert compiled.marks(i) == python.marks(i) == [m for m in python.marks() if i <= m.block < end]
+        assert compiled.marks(i, some) == python.marks(i, some)
+        assert compiled.preformatted(i) == python.preformatted(i)
+    for mark in python.marks():  # a mark falls between two parts of its block
+        assert 0 <= mark.at <= len(blocks[mark.block].parts)
 
 
 @pytest.mark.skipif(not __import__("fce.blocks").blocks.ACCELERATED, reason="the compiled walk is not built")
@@ -539,7 +560,7 @@ def test_the_compiled_sums_refuse_columns_that_do_not_fit():
     with pytest.raises(ValueError, match="same length"):
         blocks._ACCEL.templates_sums(["HTML"], longs, {}, 1)
     with pytest.raises(ValueError, match="same length"):
-        blocks._ACCEL.template_mask(["HTML", "HTML.BODY"], ["html", "body"], array("l", [-1]), {}, frozenset())
+        blocks._ACCEL.template_mask(["HTML", "HTML.BODY"], array("l", [-1]), {})
 
 
 def test_count_rows_share_the_zero_row_and_refuse_unknown_fields(impl):
@@ -799,3 +820,85 @@ def test_without_the_walk_from_events_the_block_tree_comes_from_the_lxml_tree(of
     page = parse_page(FIGURE_2, blocks="qualified")
     assert type(page) is Page and "blocks:qualified" in page.cache  # made from the tree, at once
     assert blocks_of(page, "qualified").blocks == blocks_of(parse_page(FIGURE_2), "qualified").blocks
+
+
+# -- marks: inline formatting for structured output -------------------------------------------------------------
+
+MARKED = (b"<html><body><p>a <b>bold <i>both</i></b> <a href='/x?a=1&amp;b=2'>link <code>c</code></a>"
+          b"<a name=top>anchor</a> <a href>empty</a>.</p><a href=y><div><p>inside</p></div></a>"
+          b"<pre>  one\n\ttwo <b>three</b>\n</pre><p>x<sub>2</sub> <del>d</del><strong hidden>h</strong></p>"
+          b"</body></html>")
+
+
+def _marks_of(t):
+    return [(m.block, t.blocks[m.block].tag, m.at, m.kind, m.opens, m.href) for m in t.marks()]
+
+
+def test_marks_of_inline_elements(impl):
+    t = tree(MARKED, "qualified")
+    p = next(b.index for b in t.blocks if b.tag == "p")
+    assert t.blocks[p].parts == ("a ", "bold ", "both", " ", "link ", "c", "anchor", " ", "empty", ".")
+    div = next(b.index for b in t.blocks if b.tag == "div")
+    assert _marks_of(t)[:10] == [
+        (p, "p", 1, "strong", True, None), (p, "p", 2, "em", True, None), (p, "p", 3, "em", False, None),
+        (p, "p", 3, "strong", False, None), (p, "p", 4, "link", True, "/x?a=1&b=2"), (p, "p", 5, "code", True, None),
+        (p, "p", 6, "code", False, None), (p, "p", 6, "link", False, None),  # (no mark for <a name>)
+        (p, "p", 8, "link", True, ""), (p, "p", 9, "link", False, None),
+    ]
+    # a link around a block opens in the block that holds it, before the sub-block, and closes after it
+    body = t.blocks[div].parent
+    assert ((body, "body", t.blocks[body].parts.index(div), "link", True, "y") in _marks_of(t)
+            and (body, "body", t.blocks[body].parts.index(div) + 1, "link", False, None) in _marks_of(t))
+    last = [m for m in _marks_of(t) if m[0] == len(t) - 1]
+    assert [(m[3], m[4]) for m in last] == [("sub", True), ("sub", False), ("del", True), ("del", False)]  # (hidden)
+
+
+def test_the_source_of_preformatted_text(impl):
+    t = tree(MARKED, "qualified")
+    pre = next(b for b in t.blocks if b.tag == "pre")
+    assert pre.parts == ("  one  two ", "three", " ")
+    assert t.preformatted() == {(pre.index, 0): "  one\n\ttwo ", (pre.index, 2): "\n"}
+    assert t.preformatted(pre.index) == t.preformatted() and t.preformatted(1 + pre.index) == {}
+
+
+@needs_events
+def test_events_make_the_marks_of_the_tree_walk():
+    page, parsed, from_events = _events_and_tree(MARKED, "qualified")
+    assert from_events
+    assert_same_structure(blocks_of(page, "qualified"), blocks_of(parsed, "qualified"))
+    assert blocks_of(page, "qualified").marks() == blocks_of(parsed, "qualified").marks() != []
+
+
+def test_marks_survive_pickling(impl):
+    import pickle
+
+    t = tree(MARKED, "qualified")
+    again = pickle.loads(pickle.dumps(t))
+    assert again.marks() == t.marks() and again.preformatted() == t.preformatted()
+
+
+def test_a_hand_made_tree_has_no_marks():
+    from fce.blocks import Block, BlockTree
+
+    t = BlockTree([Block(0, "HTML", "html", -1, 0, (), ("x",), "x")])
+    assert t.marks() == [] and t.preformatted() == {} and t.subtree_parts(0) == [("x",)]
+
+
+@pytest.mark.skipif(not __import__("fce.blocks").blocks.ACCELERATED, reason="the compiled walk is not built")
+@pytest.mark.parametrize("marks", [{"div": "em", "a": "link"}, {"b": "bold", "a": "link"}, {"b": "strong"}])
+def test_the_compiled_walk_refuses_a_mark_table_it_cannot_keep(monkeypatch, reconfigured, marks):
+    from fce import blocks
+
+    monkeypatch.setattr(blocks, "MARK_TAGS", marks)
+    with pytest.raises(ValueError):
+        reconfigured()
+
+
+def test_the_mark_table_is_the_one_the_walks_read(monkeypatch, reconfigured, impl):
+    from fce import blocks
+
+    monkeypatch.setattr(blocks, "MARK_TAGS", {"a": "link", "u": "em"})
+    monkeypatch.setattr(blocks, "_FORMAT_MARKS", {"u": "em"})
+    reconfigured()
+    t = tree(b"<body><p><u>under</u> <b>bold</b></p></body>", "qualified")
+    assert [(m.kind, m.opens) for m in t.marks()] == [("em", True), ("em", False)]

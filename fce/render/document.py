@@ -1,0 +1,660 @@
+"""The document of extracted blocks (:func:`structure`): headings, paragraphs, lists, tables, code and quotes, with
+their inline marks, read from the block tree (:mod:`fce.render` has the overview)."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias
+
+from fce.blocks import INLINE_BLOCK_TAGS, PREFORMATTED_TAG, BlockTree, Mark, join_pieces
+
+if TYPE_CHECKING:
+    from fce.extraction import ExtractedBlock
+
+__all__ = ["BREAK", "Code", "Heading", "Inline", "ListBlock", "Node", "Paragraph", "Quote", "Rule", "Span", "Table",
+           "paragraphs", "structure"]
+
+# -- the nodes ---------------------------------------------------------------------------------------------------------
+
+
+class _Break:
+    """A line break inside a paragraph (``<br>``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "BREAK"
+
+
+#: The line break of inline content (one object: compared by identity).
+BREAK = _Break()
+
+
+class Span(NamedTuple):
+    """Inline content of one mark kind (:data:`fce.blocks.MARK_KINDS`); ``href`` a link's."""
+
+    kind: str
+    children: Inline
+    href: str | None = None
+
+
+#: Inline content: words and single spaces (``str``), line breaks (:data:`BREAK`) and spans. It never starts or ends
+#: with a space or a break, nor does a span's.
+Inline: TypeAlias = tuple[str | _Break | Span, ...]
+
+# The nodes are named tuples, as fce.blocks.Block is: a page's document has hundreds of them, and making a frozen
+# dataclass costs twice as much.
+
+
+class Paragraph(NamedTuple):
+    inline: Inline
+
+
+class Heading(NamedTuple):
+    level: int  # 1-6
+    inline: Inline
+
+
+class ListBlock(NamedTuple):
+    ordered: bool
+    items: tuple[tuple[Node, ...], ...]
+    implicit: bool = False  # made of list items outside a list (consecutive ones join it)
+
+
+class Table(NamedTuple):
+    """Rows of cells, each cell's inline content; ``header``: the first row is a header row (``<th>`` cells or
+    ``<thead>``). All rows have the same number of cells."""
+
+    rows: tuple[tuple[Inline, ...], ...]
+    header: bool
+    caption: tuple[Node, ...] = ()
+
+
+class Code(NamedTuple):
+    """A ``<pre>``: its text with the line breaks and indentation of the source."""
+
+    text: str
+
+
+class Quote(NamedTuple):
+    children: tuple[Node, ...]
+
+
+class Rule(NamedTuple):
+    """A thematic break (``<hr>``)."""
+
+
+Node: TypeAlias = Paragraph | Heading | ListBlock | Table | Code | Quote | Rule
+
+HEADING_LEVELS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+LIST_TAGS = {"ul": False, "menu": False, "ol": True}  # tag -> ordered
+_TABLE_SECTIONS = frozenset({"thead", "tbody", "tfoot"})
+_CELLS = frozenset({"td", "th"})
+#: A table narrower or shorter than this is taken for layout (a page's columns, a box around an article), not
+#: data: written as its cells' content.
+MIN_TABLE_ROWS = 2
+MIN_TABLE_COLUMNS = 2
+
+
+# -- from the block tree to the document -------------------------------------------------------------------------------
+
+
+def paragraphs(text: str) -> tuple[Node, ...]:
+    """Plain text as paragraphs, one per non-blank line (an extraction whose blocks are not in the page's block
+    tree, such as one read from a ``<noscript>``)."""
+    return tuple(Paragraph((" ".join(line.split()),)) for line in text.split("\n") if line.strip())
+
+
+def structure(tree: BlockTree, blocks: Sequence[ExtractedBlock],
+              covered: Collection[int] | None = None) -> tuple[Node, ...]:
+    """The document of the extracted ``blocks`` (in their order): each block with those of its sub-blocks whose
+    index is in ``covered`` (the blocks whose text went into the extraction: ``TemplateMatch.covered``, or what
+    ``select_main`` appends), every sub-block when ``covered`` is None. The text is always the block's own
+    (``block.text``): where ``covered`` does not give it, the block is read with all its sub-blocks if that does,
+    else it is its text, one paragraph a line (an index of another tree, a method that wrote its own text)."""
+    kept = None if covered is None else frozenset(covered)
+    out: list[Node] = []
+    for block in blocks:
+        keep = _keep_for(tree, block, kept)
+        if keep is _TEXT_ONLY:
+            out.extend(Paragraph((line,)) for line in block.text.split("\n") if line)
+        else:
+            out.extend(_Reader(tree, block.index, keep).read(block.text))  # type: ignore[arg-type]
+    return tuple(out)
+
+
+#: What :func:`_keep_for` says of a block that is written as its plain text.
+_TEXT_ONLY = object()
+
+
+def _keep_for(tree: BlockTree, block: ExtractedBlock, covered: frozenset[int] | None) -> object:
+    """The blocks (``covered``, or None: all) whose text the tree renders as ``block``'s, or :data:`_TEXT_ONLY`."""
+    if not 0 <= block.index < len(tree):
+        return _TEXT_ONLY
+    if tree.render(block.index, None if covered is None else covered.__contains__) == block.text:
+        return covered
+    if covered is not None and tree.render(block.index) == block.text:
+        return None
+    return _TEXT_ONLY
+
+
+#: Stand-ins for the marks in a run of text pieces: lone surrogates, which no text decoded from a page can hold (a
+#: run's whitespace is collapsed on the joined string, at C speed, around them).
+_OPEN_MARK = "\ud800"
+_CLOSE_MARK = "\ud801"
+_TOKENS = re.compile("([\ud800\ud801\n])")
+
+
+class _TableState:
+    """A table being read: its rows (cells' inline content, whether all are ``<th>``, whether in ``<thead>``), its
+    caption, everything it holds as plain nodes (what it is written as when it cannot be a :class:`Table`), and
+    whether it still can be one."""
+
+    __slots__ = ("caption", "nodes", "ok", "row", "row_th", "rows", "section")
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[tuple[Inline, ...], bool, bool]] = []
+        self.caption: list[Node] = []
+        self.nodes: list[Node] = []
+        self.ok = True
+        self.row: list[Inline] | None = None
+        self.row_th = True
+        self.section: str | None = None
+
+    def node(self) -> list[Node]:
+        rows = self.rows
+        if not self.ok or len(rows) < MIN_TABLE_ROWS:
+            return self.nodes
+        width = len(rows[0][0])
+        if width < MIN_TABLE_COLUMNS or any(len(cells) != width for cells, _, _ in rows):
+            return self.nodes
+        return [Table(tuple(cells for cells, _, _ in rows), rows[0][1] or rows[0][2], tuple(self.caption))]
+
+
+class _Reader:
+    """The document of one extracted block's subtree, read in one pass: text pieces and marks go to the current run
+    of text (marks as :data:`_OPEN_MARK` / :data:`_CLOSE_MARK`), which a block boundary ends as paragraphs of the
+    innermost container (``sink``); headings, lists, tables, ``<pre>`` and quotes make their nodes. Marks open
+    when a run ends open again at the start of the next one."""
+
+    def __init__(self, tree: BlockTree, root: int, covered: frozenset[int] | None) -> None:
+        self.tree = tree
+        self.root = root
+        self.keep = None if covered is None else covered.__contains__
+        # (None for the blocks not covered, which are never read)
+        self.parts: list[tuple[str | int, ...]] = tree.subtree_parts(root, covered)  # type: ignore[assignment]
+        self.tags = tree.columns.tags
+        self.ends = tree.columns.ends
+        self.sources = tree.preformatted(root)
+        self.marks: dict[int, list[Mark]] = {}
+        for mark in tree.marks(root, covered):
+            self.marks.setdefault(mark.block, []).append(mark)
+        # the blocks with marks or line breaks, in order: a subtree without any (nor a structural tag) is its plain
+        # text, one paragraph a line (:meth:`plain`)
+        self.special = sorted({*self.marks, *(root + k for k, parts in enumerate(self.parts)
+                                              if parts and "\n" in parts)})
+        self.chunks: list[str] = []  # the run: text pieces, "\n" for <br>, mark stand-ins
+        self.open: list[tuple[str, str | None]] = []  # the marks open now, outermost first
+        self.run_open: list[tuple[str, str | None]] = []  # those open when the run started
+        self.run_marks: list[tuple[str, str | None]] = []  # those opened in the run
+        self.ignored: dict[str, int] = {}  # marks inside one of their kind or inside code, by kind
+        self.sink: list[Node] = []  # where the nodes go
+        self.flat = False  # inside a heading: sub-blocks and line breaks are spaces
+        self.items: list[tuple[Node, ...]] | None = None  # the innermost list's items (None: not in a list)
+        self.bare: _TableState | None = None  # the table whose rows (not a cell) are being read
+
+    def read(self, text: str | None = None) -> list[Node]:
+        """The nodes of the root block; ``text``: its plain text, when known."""
+        out = self.sink = []
+        if self.plain(self.root):
+            if text is None:
+                text = self.tree.render(self.root, self.keep)
+            out.extend(Paragraph((line,)) for line in text.split("\n") if line)
+            return out
+        self.block(self.root)
+        self.flush()
+        return out
+
+    def plain(self, i: int) -> bool:
+        """Whether block ``i`` is a container of paragraphs to its last sub-block: no mark in it or around it, no
+        line break, no tag read otherwise (:data:`_STRUCTURAL_TAGS`), outside a heading or a table's rows. Then
+        its paragraphs are the lines of its plain text (``BlockTree.render``, compiled where built)."""
+        if self.open or self.flat or self.bare is not None:
+            return False
+        end = self.ends[i]
+        special = self.special
+        at = bisect_left(special, i)
+        if at < len(special) and special[at] < end:
+            return False
+        return _STRUCTURAL_TAGS.isdisjoint(self.tags[i:end])
+
+    def walk(self, i: int) -> None:
+        """Feed block ``i``'s text pieces and marks to the run; a sub-block that is not inline ends the run before
+        and after it (in a heading: a space). Written for speed: it runs for every block rendered."""
+        parts = self.parts[i - self.root]
+        marks = self.marks.get(i)
+        chunks = self.chunks
+        keep = self.keep
+        tags = self.tags
+        flat = self.flat
+        if marks is None:
+            k = n = 0
+        else:
+            k, n = 0, len(marks)
+            next_at = marks[0].at
+        for at, part in enumerate(parts):
+            while k < n and next_at <= at:
+                self.mark(marks[k])  # type: ignore[index]
+                k += 1
+                if k < n:
+                    next_at = marks[k].at  # type: ignore[index]
+            if part.__class__ is str:
+                chunks.append(part)  # type: ignore[arg-type]
+            elif keep is None or keep(part):  # type: ignore[arg-type]
+                tag = tags[part]  # type: ignore[index]
+                if tag in INLINE_BLOCK_TAGS:
+                    self.walk(part)  # type: ignore[arg-type]
+                elif flat:
+                    chunks.append(" ")
+                    self.walk(part)  # type: ignore[arg-type]
+                    chunks.append(" ")
+                else:
+                    if chunks:
+                        self.flush()
+                    if tag in _STRUCTURAL_TAGS:
+                        self.block(part)  # type: ignore[arg-type]
+                    elif self.plain(part):  # type: ignore[arg-type]
+                        for line in self.tree.render(part, keep).split("\n"):  # type: ignore[arg-type]
+                            if line:
+                                self.sink.append(Paragraph((line,)))
+                    else:
+                        self.walk(part)  # type: ignore[arg-type]
+                    if chunks:
+                        self.flush()
+        while k < n:
+            self.mark(marks[k])  # type: ignore[index]
+            k += 1
+
+    def mark(self, mark: Mark) -> None:
+        kind, opened = mark.kind, self.open
+        if mark.opens:
+            if opened and any(k == kind or k == "code" for k, _ in opened):
+                self.ignored[kind] = self.ignored.get(kind, 0) + 1
+                return
+            entry = (kind, mark.href)
+            opened.append(entry)
+            self.run_marks.append(entry)
+            self.chunks.append(_OPEN_MARK)
+            return
+        if self.ignored.get(kind):
+            self.ignored[kind] -= 1
+            return
+        for j in range(len(opened) - 1, -1, -1):
+            if opened[j][0] == kind:  # (not the innermost only where elements overlap: those inside open again)
+                inside = opened[j + 1:]
+                del opened[j:]
+                self.chunks.append(_CLOSE_MARK * (len(inside) + 1))
+                for entry in inside:
+                    opened.append(entry)
+                    self.run_marks.append(entry)
+                    self.chunks.append(_OPEN_MARK)
+                return
+
+    def take(self) -> list[Inline]:
+        """The run as paragraphs (one line when :attr:`flat`); a new run starts."""
+        chunks = self.chunks
+        if not chunks:
+            return []
+        text = "".join(chunks)
+        chunks.clear()
+        run_open, run_marks = self.run_open, self.run_marks
+        self.run_open, self.run_marks = list(self.open), []
+        if run_open or run_marks:
+            return _marked(_OPEN_MARK * len(run_open) + text + _CLOSE_MARK * len(self.open), run_open + run_marks,
+                           self.flat)
+        return _unmarked(text, self.flat)
+
+    def flush(self) -> None:
+        """End the run: its paragraphs go to the sink."""
+        if self.run_open or self.run_marks or self.bare is not None:
+            for inline in self.take():
+                self.emit(Paragraph(inline))
+            return
+        chunks = self.chunks  # (most runs: no mark, no line break; a paragraph, or only spaces)
+        if "\n" in chunks:
+            self.sink.extend(map(Paragraph, _unmarked("".join(chunks), self.flat)))
+        else:
+            words = join_pieces(chunks)  # (the plain text's collapse of whitespace: compiled where built)
+            if words:
+                self.sink.append(Paragraph((words,)))
+        chunks.clear()
+
+    def emit(self, node: Node) -> None:
+        if self.bare is not None:  # between a table's rows: it is no markdown table
+            self.bare.ok = False
+        sink = self.sink
+        if (sink and isinstance(node, ListBlock) and node.implicit and isinstance(sink[-1], ListBlock)
+                and sink[-1].implicit):
+            sink[-1] = ListBlock(False, sink[-1].items + node.items, implicit=True)
+        else:
+            sink.append(node)
+
+    def block(self, i: int) -> None:
+        """Read block ``i`` (its boundaries have ended the runs around it)."""
+        tag = self.tags[i]
+        if tag in HEADING_LEVELS:
+            self.flat = True
+            self.walk(i)
+            line = self.take()
+            self.flat = False
+            if line:
+                self.emit(Heading(HEADING_LEVELS[tag], line[0]))
+        elif tag in LIST_TAGS:
+            self.list_(i, LIST_TAGS[tag])
+        elif tag == "li":
+            self.item(i)
+        elif tag == "table":
+            self.table_(i)
+        elif tag in _TABLE_SECTIONS and self.bare is not None and self.bare.section is None:
+            self.bare.section = tag
+            self.walk(i)
+            self.bare.section = None
+        elif tag == "tr" and self.bare is not None and self.bare.row is None:
+            self.row(i, self.bare)
+        elif tag in _CELLS and self.bare is not None and self.bare.row is not None:
+            self.cell(i, self.bare)
+        elif tag == "caption" and self.bare is not None and self.bare.row is None:
+            caption = self.inside(i, None)
+            self.bare.caption.extend(caption)
+            self.bare.nodes.extend(caption)
+        elif tag == PREFORMATTED_TAG:
+            text = self.preformatted(i)
+            if text:
+                self.emit(Code(text))
+        elif tag == "blockquote":
+            inner = self.inside(i, None)
+            if inner:
+                self.emit(Quote(tuple(inner)))
+        elif tag == "hr":
+            self.emit(Rule())
+        else:
+            self.walk(i)
+
+    def inside(self, i: int, items: list[tuple[Node, ...]] | None) -> list[Node]:
+        """The nodes of block ``i`` read as a container of its own (a list item, a quote, a cell), in the list whose
+        ``items`` are given (or in none)."""
+        saved = self.sink, self.items, self.bare
+        out = self.sink = []
+        self.items, self.bare = items, None
+        self.walk(i)
+        self.flush()
+        self.sink, self.items, self.bare = saved
+        return out
+
+    def list_(self, i: int, ordered: bool) -> None:
+        """A list: its items; what is not in an item (text, other blocks) an item of its own."""
+        saved = self.sink, self.items, self.bare
+        items: list[tuple[Node, ...]] = []
+        loose = self.sink = []
+        self.items, self.bare = items, None
+        self.walk(i)
+        self.flush()
+        if loose:
+            items.append(tuple(loose))
+        self.sink, self.items, self.bare = saved
+        if items:
+            self.emit(ListBlock(ordered, tuple(items)))
+
+    def item(self, i: int) -> None:
+        items = self.items
+        if items is None:  # outside a list: a list of its own, joined by the items that follow it
+            inner = self.inside(i, None)
+            if inner:
+                self.emit(ListBlock(False, (tuple(inner),), implicit=True))
+            return
+        if self.sink:  # what came before it in the list, outside an item
+            items.append(tuple(self.sink))
+            self.sink.clear()
+        inner = self.inside(i, None)
+        if inner:
+            items.append(tuple(inner))
+
+    def table_(self, i: int) -> None:
+        state = _TableState()
+        saved = self.sink, self.items, self.bare
+        self.sink, self.items, self.bare = state.nodes, None, state
+        self.walk(i)
+        self.flush()
+        self.sink, self.items, self.bare = saved
+        for node in state.node():
+            self.emit(node)
+
+    def row(self, i: int, state: _TableState) -> None:
+        state.row, state.row_th = [], True
+        self.walk(i)
+        self.flush()
+        state.rows.append((tuple(state.row), state.row_th, state.section == "thead"))
+        state.row = None
+
+    def cell(self, i: int, state: _TableState) -> None:
+        nodes = self.inside(i, None)
+        state.nodes.extend(nodes)
+        line = one_line(nodes)
+        if line is None:
+            state.ok = False
+        elif state.row is not None:
+            state.row.append(line)
+            state.row_th = state.row_th and self.tags[i] == "th"
+
+    def preformatted(self, i: int) -> str:
+        """The text of a ``<pre>`` (and its sub-blocks) with the line breaks and indentation of the source;
+        blank lines at either end left out (its marks are not read: code is code)."""
+        out: list[str] = []
+        self._source(i, out)
+        text = "".join(out).replace("\r\n", "\n").replace("\r", "\n")
+        return _EDGE_BLANK_LINES.sub("", text).rstrip()
+
+    def _source(self, i: int, out: list[str]) -> None:
+        sources = self.sources
+        keep = self.keep
+        for at, part in enumerate(self.parts[i - self.root]):
+            if part.__class__ is str:
+                out.append(sources.get((i, at), part))  # type: ignore[arg-type]
+            elif keep is None or keep(part):  # type: ignore[arg-type]
+                inline = self.tags[part] in INLINE_BLOCK_TAGS  # type: ignore[index]
+                if not inline:
+                    out.append("\n")
+                self._source(part, out)  # type: ignore[arg-type]
+                if not inline:
+                    out.append("\n")
+
+
+#: The tags :meth:`_Reader.block` reads otherwise than as a container of paragraphs.
+_STRUCTURAL_TAGS = frozenset({*HEADING_LEVELS, *LIST_TAGS, "li", "table", *_TABLE_SECTIONS, "tr", *_CELLS, "caption",
+                              PREFORMATTED_TAG, "blockquote", "hr"})
+_EDGE_BLANK_LINES = re.compile(r"\A(?:[^\S\n]*\n)+")
+
+
+def one_line(nodes: list[Node]) -> Inline | None:
+    """The inline content of a table cell's nodes, paragraphs and headings joined by spaces; None if it holds
+    anything else."""
+    out: list[str | _Break | Span] = []
+    for node in nodes:
+        if not isinstance(node, Paragraph | Heading):
+            return None
+        if out:
+            out.append(" ")
+        out.extend(" " if item is BREAK else item for item in node.inline)
+    return tuple(out)
+
+
+def _unmarked(text: str, flat: bool) -> list[Inline]:
+    """Paragraphs of a run without marks: whitespace collapsed as the plain text collapses it (``str.split``), a
+    line break a :data:`BREAK`, two in a row a new paragraph. (Whole strings at a time: compiled where built.)"""
+    if "\n" not in text:
+        words = join_pieces([text])
+        return [(words,)] if words else []
+    if flat:
+        words = join_pieces([text.replace("\n", " ")])
+        return [(words,)] if words else []
+    out: list[Inline] = []
+    for paragraph in _PARAGRAPH_BREAK.split(text):
+        lines = join_pieces([paragraph])  # (lines collapsed, empty ones dropped)
+        if "\n" in lines:
+            out.append(_with_breaks(lines.split("\n")))
+        elif lines:
+            out.append((lines,))
+    return out
+
+
+#: Two line breaks with nothing but whitespace between: a new paragraph.
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+
+
+def _with_breaks(lines: list[str]) -> Inline:
+    out: list[str | _Break | Span] = [BREAK] * (2 * len(lines) - 1)
+    out[::2] = lines
+    return tuple(out)
+
+
+def _marked(text: str, marks: list[tuple[str, str | None]], flat: bool) -> list[Inline]:
+    """Paragraphs of a run with marks (the k-th :data:`_OPEN_MARK` opens ``marks[k]``, a :data:`_CLOSE_MARK`
+    closes the innermost open): as :func:`_unmarked`, spaces kept outside spans, spans without a word left out;
+    spans open at a paragraph's end open again in the next."""
+    if "\n" in text:
+        if not flat:
+            return _marked_lines(text, marks, flat)
+        text = text.replace("\n", " ")
+    line = _marked_line(join_pieces([text]), marks)
+    return [line] if line else []
+
+
+def _marked_line(text: str, marks: list[tuple[str, str | None]]) -> Inline:
+    """:func:`_marked` of one line, its whitespace collapsed already: the text between two marks is read at once, a
+    span made when it closes."""
+    root: list = []
+    children = root  # of the innermost open span (or the line)
+    stack: list[tuple[str, str | None, list, list]] = []  # open spans: kind, href, children, the parent's children
+    pending: list[tuple[str, str | None]] = []  # opened, holding no word yet
+    k = 0
+    space = False
+    pos, end = 0, len(text)
+    next_open, next_close = text.find(_OPEN_MARK), text.find(_CLOSE_MARK)
+    while pos < end:
+        if next_open < 0:
+            at = end if next_close < 0 else next_close
+        else:
+            at = next_open if next_close < 0 or next_open < next_close else next_close
+        if at > pos:
+            piece = text[pos:at]
+            words = piece.strip(" ")
+            if words:
+                if (space or piece[0] == " ") and root:
+                    _append(children, " ")
+                for kind, href in pending:
+                    inner: list = []
+                    stack.append((kind, href, inner, children))
+                    children.append(None)  # (the span, when it closes)
+                    children = inner
+                pending = []
+                _append(children, words)
+                space = piece[-1] == " "
+            else:
+                space = True
+        if at == end:
+            break
+        if at == next_open:
+            pending.append(marks[k])
+            k += 1
+            next_open = text.find(_OPEN_MARK, at + 1)
+        else:
+            if pending:
+                pending.pop()
+            elif stack:
+                children = _close_span(stack)
+            next_close = text.find(_CLOSE_MARK, at + 1)
+        pos = at + 1
+    while stack:
+        _close_span(stack)
+    return tuple(root)
+
+
+def _close_span(stack: list[tuple[str, str | None, list, list]]) -> list:
+    """Make the innermost open span, in its place in its parent's children; the parent's children."""
+    kind, href, inner, parent = stack.pop()
+    parent[-1] = Span(kind, tuple(inner), href)
+    return parent
+
+
+def _marked_lines(text: str, marks: list[tuple[str, str | None]], flat: bool) -> list[Inline]:
+    """:func:`_marked` of a run with line breaks, token by token."""
+    out: list[Inline] = []
+    root: list = []
+    stack: list[list] = [["", None, root]]  # the paragraph, then its open spans: [kind, href, children]
+    pending: list[tuple[str, str | None]] = []  # opened, holding no word yet
+    k = 0
+    space = False
+    breaks = 0
+    for token in _TOKENS.split(text):
+        if not token:
+            continue
+        if token == _OPEN_MARK:
+            pending.append(marks[k])
+            k += 1
+        elif token == _CLOSE_MARK:
+            if pending:
+                pending.pop()
+            elif len(stack) > 1:
+                stack.pop()
+        elif token == "\n":
+            if flat:
+                space = True
+            elif breaks or root:
+                breaks += 1
+                space = False
+        else:
+            words = " ".join(token.split())
+            if not words:
+                space = True
+                continue
+            if breaks:
+                if breaks > 1:  # a new paragraph: the spans open go on in it
+                    pending[:0] = [(kind, href) for kind, href, _ in stack[1:]]
+                    out.append(_frozen(root))
+                    root = []
+                    stack = [["", None, root]]
+                else:
+                    stack[-1][2].append(BREAK)
+                breaks = 0
+            elif (space or token[0].isspace()) and root:
+                _append(stack[-1][2], " ")
+            for kind, href in pending:
+                span: list = [kind, href, []]
+                stack[-1][2].append(span)
+                stack.append(span)
+            pending = []
+            _append(stack[-1][2], words)
+            space = token[-1].isspace()
+    if root:
+        out.append(_frozen(root))
+    return out
+
+
+def _append(items: list, text: str) -> None:
+    """Append text to inline content, joined to the text before it."""
+    if items and items[-1].__class__ is str:
+        items[-1] += text
+    else:
+        items.append(text)
+
+
+def _frozen(items: list) -> Inline:
+    """Inline content built as lists (a span: ``[kind, href, children]``) as tuples."""
+    for k, item in enumerate(items):
+        if item.__class__ is list:
+            items[k] = Span(item[0], _frozen(item[2]), item[1])
+    return tuple(items)
+
+

@@ -1,0 +1,370 @@
+"""Markdown of the document (:func:`to_markdown`): CommonMark, with GitHub's tables and strike-through."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Collection, Iterator, Sequence
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+from fce.render.document import (
+    BREAK,
+    Code,
+    Heading,
+    Inline,
+    ListBlock,
+    Node,
+    Paragraph,
+    Quote,
+    Span,
+    Table,
+    paragraphs,
+    structure,
+)
+from fce.render.links import Links
+
+if TYPE_CHECKING:
+    from fce.blocks import BlockTree
+    from fce.extraction import ExtractedBlock
+
+__all__ = ["text_markdown", "to_markdown"]
+
+# -- block elements ----------------------------------------------------------------------------------------------------
+
+
+def to_markdown(tree: BlockTree, blocks: Sequence[ExtractedBlock], covered: Collection[int] | None = None, *,
+                links: bool = False, url: str | None = None) -> str:
+    """The extracted ``blocks`` as markdown (CommonMark, with GitHub's tables and strike-through): headings
+    ``#``…, paragraphs, nested lists, tables, fenced code, quotes, ``*emphasis*``, ``**strong**``, `` `code` ``,
+    ``~~deleted~~``, and with ``links`` the links ``[text](href)`` (relative ones resolved against ``url``). See
+    :func:`structure` for ``covered``."""
+    return _markdown_nodes(structure(tree, blocks, covered), Links(links, url))
+
+
+def text_markdown(text: str) -> str:
+    """Plain ``text`` as markdown paragraphs, one per non-blank line, escaped
+    (:func:`fce.render.document.paragraphs`)."""
+    return _markdown_nodes(paragraphs(text), Links(False, None))
+
+
+def _markdown_nodes(nodes: Sequence[Node], links: Links) -> str:
+    return "\n".join(_md_sequence(nodes, links))
+
+
+def _md_sequence(nodes: Sequence[Node], links: Links, *, tight: bool = False) -> list[str]:
+    """The lines of consecutive nodes, a blank line between two (``tight``: none before a list that follows a
+    paragraph, as in a list item); of two lists in a row the second takes the other bullet (the same would join
+    them)."""
+    lines: list[str] = []
+    before: Node | None = None
+    alternate = False
+    for node in nodes:
+        if node.__class__ is Paragraph and len(node.inline) == 1 and node.inline[0].__class__ is str:  # type: ignore[union-attr]
+            out = [_md_text(node.inline[0])]  # type: ignore[union-attr,arg-type]  # (most nodes: a line of text)
+        else:
+            alternate = (isinstance(node, ListBlock) and isinstance(before, ListBlock)
+                         and node.ordered == before.ordered and not alternate)
+            out = _md_node(node, links, alternate)
+            if not out:
+                continue
+        if lines and not (tight and isinstance(node, ListBlock) and isinstance(before, Paragraph)):
+            lines.append("")
+        lines.extend(out)
+        before = node
+    return lines
+
+
+def _md_node(node: Node, links: Links, alternate: bool) -> list[str]:
+    if isinstance(node, Paragraph):
+        return _md_inline(node.inline, links).split("\n")
+    if isinstance(node, Heading):
+        return [f"{'#' * node.level} {_md_inline(node.inline, links, heading=True)}"]
+    if isinstance(node, ListBlock):
+        return _md_list(node, links, alternate)
+    if isinstance(node, Table):
+        return _md_table(node, links)
+    if isinstance(node, Code):
+        fence = "`" * max(FENCE, max(map(len, _BACKTICKS.findall(node.text)), default=0) + 1)
+        return [fence, *node.text.split("\n"), fence]
+    if isinstance(node, Quote):
+        return [f"> {line}" if line else ">" for line in _md_sequence(node.children, links)]
+    return [THEMATIC_BREAK]
+
+
+#: The shortest code fence (CommonMark); a longer one where the code holds a run of backticks as long.
+FENCE = 3
+_BACKTICKS = re.compile(r"`+")
+#: A thematic break that stays one as the first line of a list item of either bullet (``- ---`` and ``* ***`` are
+#: breaks of the whole line).
+THEMATIC_BREAK = "___"
+
+
+def _md_list(node: ListBlock, links: Links, alternate: bool) -> list[str]:
+    items: list[list[str]] = []
+    for body in (_md_sequence(item, links, tight=True) for item in node.items):
+        if not body:
+            continue
+        n = len(items) + 1
+        marker = (f"{n}{')' if alternate else '.'}" if node.ordered else ("*" if alternate else "-"))
+        pad = " " * (len(marker) + 1)
+        items.append([f"{marker} {body[0]}", *(pad + line if line else "" for line in body[1:])])
+    loose = any("" in item for item in items)  # a blank line in an item: blank lines between the items too
+    lines: list[str] = []
+    for item in items:
+        if lines and loose:
+            lines.append("")
+        lines.extend(item)
+    return lines
+
+
+def _md_table(node: Table, links: Links) -> list[str]:
+    lines = _md_sequence(node.caption, links)
+    if lines:
+        lines.append("")
+    rows = [[_md_inline(cell, links, table=True) for cell in row] for row in node.rows]
+    lines.append(_md_row(rows[0]))
+    lines.append(_md_row(["---"] * len(rows[0])))
+    lines.extend(map(_md_row, rows[1:]))
+    return lines
+
+
+def _md_row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+# inline markdown: a list of segments, each [text, role, span]; delimiters that would not parse where they fall are
+# found on the segments, their spans written as plain content, and the segments made again
+_TEXT, _OPEN, _CLOSE, _BREAK_SEGMENT, _CODE = range(5)
+_DELIMITERS = {"em": "*", "strong": "**", "del": "~~"}
+
+
+def _md_text(text: str) -> str:
+    """A paragraph of text alone."""
+    if _MAY_ESCAPE.search(text) is not None:
+        text = _escape(text)
+    return _LINE_START.sub(_escape_line_start, text) if text[0] in _LINE_STARTS else text
+
+
+def _md_inline(inline: Inline, links: Links, *, heading: bool = False, table: bool = False) -> str:
+    """Inline content as markdown, line breaks as ``\\`` and a new line (a space in a heading or a table cell)."""
+    if len(inline) == 1 and inline[0].__class__ is str:  # (most paragraphs: text alone)
+        if heading:
+            return _CLOSING_HASHES.sub(r"\1\\\2", _escape(inline[0]))  # type: ignore[arg-type]
+        return _escape(inline[0]) if table else _md_text(inline[0])  # type: ignore[arg-type]
+    plain: set[int] = set()
+    while True:
+        segments: list[list] = []
+        if not _md_segments(inline, links, plain, segments, heading or table, table):
+            break  # (no emphasis, no code: links and text alone always parse)
+        bad = _unparsable(segments)
+        if not bad:
+            break
+        plain |= bad
+    out: list[str] = []
+    line_start = not heading  # (a heading's text is not at the start of its line)
+    for k, (text, role, _) in enumerate(segments):
+        if role == _TEXT:
+            if line_start:
+                text = _LINE_START.sub(_escape_line_start, text)
+            if k + 1 < len(segments) and segments[k + 1][1] == _OPEN and segments[k + 1][0] == "[" and \
+                    text.endswith("!"):
+                text = text[:-1] + "\\!"  # (![…] would be an image)
+        out.append(text)
+        line_start = role == _BREAK_SEGMENT
+    text = "".join(out)
+    return _CLOSING_HASHES.sub(r"\1\\\2", text) if heading else text
+
+
+def _md_segments(inline: Inline, links: Links, plain: set[int], out: list[list], flat: bool, table: bool,
+                 in_link: bool = False) -> bool:
+    """Append the segments of ``inline`` to ``out`` (spans in ``plain`` as their content alone); whether there is
+    emphasis or code among them (whose delimiters may not parse)."""
+    delimited = False
+    for item in inline:
+        if item.__class__ is str:
+            out.append([_escape(item), _TEXT, None])  # type: ignore[arg-type]
+        elif item is BREAK:
+            out.append([" " if flat else "\\\n", _TEXT if flat else _BREAK_SEGMENT, None])
+        else:
+            span: Span = item  # type: ignore[assignment]
+            key = id(span)
+            if key in plain:
+                delimited |= _md_segments(span.children, links, plain, out, flat, table, in_link)
+            elif span.kind == "code" and not (in_link and _BRACKETS.search(_code_text(span, table))):
+                out.append([_code_span(_code_text(span, table)), _CODE, key])
+                delimited = True
+            elif span.kind == "link" and (href := links.href(span.href)) is not None:
+                out.append(["[", _OPEN, key])
+                delimited |= _md_segments(span.children, links, plain, out, flat, table, True)
+                out.append([f"]({_destination(href)})", _CLOSE, key])
+            elif span.kind in _DELIMITERS:
+                delimiter = _DELIMITERS[span.kind]
+                out.append([delimiter, _OPEN, key])
+                _md_segments(span.children, links, plain, out, flat, table, in_link)
+                out.append([delimiter, _CLOSE, key])
+                delimited = True
+            else:  # no markdown for it (sub, sup), or a link not written
+                delimited |= _md_segments(span.children, links, plain, out, flat, table, in_link)
+    return delimited
+
+
+def _code_text(span: Span, table: bool) -> str:
+    text = "".join(_plain_text(span.children))
+    return text.replace("|", "\\|") if table else text  # (GitHub's tables split cells before reading code spans)
+
+
+#: A bracket in a code span inside a link's text would end the text (``[`]:`](x)``: a reference definition).
+_BRACKETS = re.compile(r"[\[\]]")
+
+
+def _code_span(text: str) -> str:
+    fence = "`" * (max(map(len, _BACKTICKS.findall(text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _plain_text(inline: Inline) -> Iterator[str]:
+    for item in inline:
+        if item.__class__ is str:
+            yield item  # type: ignore[misc]
+        elif item is BREAK:
+            yield " "
+        else:
+            yield from _plain_text(item.children)  # type: ignore[union-attr]
+
+
+def _unparsable(segments: list[list]) -> set[int]:
+    """The spans whose delimiters would not be read as such where they fall: CommonMark's flanking rules for the
+    run of ``*`` (or ``~``) a delimiter is in; delimiters of two spans of one kind in a run (``*a**b*``); of two
+    spans in a run that can both open and close (the rule of three would pair them otherwise); a run that can both
+    open and close inside a span of the same character (it would close that span: ``***1*1*1***``); a code span's
+    fence next to a backtick."""
+    bad: set[int] = set()
+    n = len(segments)
+    around: list[tuple[int, str]] = []  # the spans open, with their delimiter's character
+    k = 0
+    while k < n:
+        text, role, key = segments[k]
+        if role == _CODE:
+            if _char_before(segments, k) == "`" or _char_after(segments, k) == "`":
+                bad.add(key)
+        if role not in (_OPEN, _CLOSE):
+            k += 1
+            continue
+        if text[0] not in "*~":
+            if role == _OPEN:
+                around.append((key, text[0]))
+            else:
+                _close(around, key)
+            k += 1
+            continue
+        end = k + 1  # the run: delimiters of the same character, one after the other
+        while end < n and segments[end][1] in (_OPEN, _CLOSE) and segments[end][0][0] == text[0]:
+            end += 1
+        before, after = _char_before(segments, k), _char_after(segments, end - 1)
+        left = after is not None and not _is_space(after) and (
+            not _is_punct(after) or before is None or _is_space(before) or _is_punct(before))
+        right = before is not None and not _is_space(before) and (
+            not _is_punct(before) or after is None or _is_space(after) or _is_punct(after))
+        run = segments[k:end]
+        keys = {seg[2] for seg in run}
+        closing = {_KINDS_OF[seg[0]] for seg in run if seg[1] == _CLOSE}
+        nested = left and right and any(ch == text[0] and key_ not in keys for key_, ch in around)
+        for seg in run:
+            if nested:
+                bad.add(seg[2])
+            elif seg[1] == _OPEN:
+                if not left or (len(run) > 1 and (right or _KINDS_OF[seg[0]] in closing)):
+                    bad.add(seg[2])
+            elif not right:
+                bad.add(seg[2])
+        for seg in run:
+            if seg[1] == _OPEN:
+                around.append((seg[2], text[0]))
+            else:
+                _close(around, seg[2])
+        k = end
+    return bad
+
+
+def _close(around: list[tuple[int, str]], key: int) -> None:
+    """Take span ``key`` off the spans open (the innermost, nearly always)."""
+    for j in range(len(around) - 1, -1, -1):
+        if around[j][0] == key:
+            del around[j]
+            return
+
+
+_KINDS_OF = {delimiter: kind for kind, delimiter in _DELIMITERS.items()}
+
+
+def _char_before(segments: list[list], k: int) -> str | None:
+    for j in range(k - 1, -1, -1):
+        if segments[j][0]:
+            return segments[j][0][-1]  # type: ignore[no-any-return]
+    return None
+
+
+def _char_after(segments: list[list], k: int) -> str | None:
+    for j in range(k + 1, len(segments)):
+        if segments[j][0]:
+            return segments[j][0][0]  # type: ignore[no-any-return]
+    return None
+
+
+#: CommonMark's whitespace (Unicode Zs and the ASCII controls it names).
+_MD_SPACE = frozenset("\t\n\x0b\x0c\r")
+
+
+def _is_space(ch: str) -> bool:
+    return ch in _MD_SPACE or unicodedata.category(ch) == "Zs"
+
+
+def _is_punct(ch: str) -> bool:
+    """CommonMark's punctuation: Unicode punctuation and symbols (ASCII's are all among them)."""
+    return unicodedata.category(ch)[0] in "PS"
+
+
+#: Characters that would start markup anywhere (CommonMark's inlines, GitHub's tables and strike-through), and an
+#: ``&`` that would start an entity.
+_SPECIAL = re.compile(r"[\\`*\[\]<|~]")
+_ENTITY = re.compile(r"&(?=#?\w+;)")
+#: An ``_`` that is not between two letters or digits (there it cannot start or end emphasis).
+_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
+#: What would start a block at the start of a line: a heading, a quote, a list item (``-`` ``+`` ``1.`` ``1)``), a
+#: setext underline or a thematic break (``*`` ``_`` are escaped anywhere).
+_LINE_START = re.compile(r"^(?:([#>+=-])|(\d{1,9})(?=[.)]))")
+_LINE_STARTS = frozenset("#>+=-0123456789")
+#: Any character :func:`_escape` may escape (one search: most text has none).
+_MAY_ESCAPE = re.compile(r"[\\`*\[\]<|~&_]")
+#: A heading's last word of ``#`` alone (``## Item #`` would lose it as a closing sequence).
+_CLOSING_HASHES = re.compile(r"(^| )(#+)$")
+
+
+def _backslashed(match: re.Match[str]) -> str:
+    return "\\" + match[0]
+
+
+def _escape_line_start(match: re.Match[str]) -> str:
+    return "\\" + match[1] if match[1] else match[2] + "\\"
+
+
+def _escape(text: str) -> str:
+    if _SPECIAL.search(text) is not None:  # (most text has none: searched at C speed, no replacement made)
+        text = _SPECIAL.sub(_backslashed, text)
+    if "&" in text:
+        text = _ENTITY.sub(r"\\&", text)
+    return _UNDERSCORE.sub(r"\\_", text) if "_" in text else text
+
+
+def _destination(href: str) -> str:
+    """A link destination that needs no brackets: spaces, brackets, parentheses, backslashes, pipes and control
+    characters percent-encoded (other characters as they are)."""
+    return quote(href, safe=_DESTINATION_SAFE)
+
+
+_DESTINATION_SAFE = "".join(chr(c) for c in range(0x21, 0x7F) if chr(c) not in "<>()\\|`") + "".join(
+    chr(c) for c in range(0xA0, 0x250))
+
+
