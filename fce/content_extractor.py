@@ -14,7 +14,7 @@ Two ways to compare, with the same result (``comparison=``; the tests hold them 
 * ``"pairwise"`` (:data:`PAIRWISE`): the algorithm as the paper states it, "compares B with all blocks in all
   input web pages", one block at a time: every block against every block of every page, nothing merged. It is
   the reference the merged comparison is tested against, and the all-pairs baseline ``bench`` times learning
-  against (issue 6).
+  against.
 
 A block is similar to a block identical to it even where the cosine is undefined (a block of punctuation alone
 has no term and no count, so a zero vector): identical blocks are the same block, as the merged comparison

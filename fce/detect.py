@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import sys
 from collections import defaultdict
-from collections.abc import Callable, Sequence
-from functools import cache
-from itertools import compress
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -34,6 +32,8 @@ from fce import blocks as blocks_module
 from fce.blocks import INLINE_BLOCK_TAGS, Block, BlockTree, blocks_of, join_pieces
 from fce.extraction import ExtractedBlock, Extraction
 from fce.features import COUNT_FEATURES, block_vectors
+from fce.kinds import DetectionMode, Rules
+from fce.methods.mainblock import select_main
 from fce.parse import Page
 from fce.template import Template
 
@@ -57,20 +57,12 @@ _COUNT_FIELDS = tuple(Block._fields.index(name) for name in COUNT_FEATURES)
 #: removed, then the ``mainblock`` scoring picks the content container. Measured (README, "Detection modes"),
 #: guided leads on msv-big9 (0.954 against 0.936 word F1, site-macro) and rules on cleanportaleval (0.914
 #: against 0.902); only guided is ahead of trafilatura on both (0.946 / 0.889), so it is the default.
-DETECTION_MODES = ("guided", "rules")
-DEFAULT_MODE = "guided"
+DETECTION_MODES = tuple(DetectionMode)
+DEFAULT_MODE = DetectionMode.GUIDED
 
 
-@cache
-def _mainblock_selection() -> Callable[..., list[ExtractedBlock]]:
-    """:func:`fce.methods.mainblock.select_main`, imported on first use (that module imports :mod:`fce.learn`,
-    which imports this one) and kept (``bench.ab`` binds the baseline's here while the baseline is imported)."""
-    from fce.methods.mainblock import select_main
-
-    return select_main
-
-
-#: The bits of a path's code in :attr:`Detector.path_codes`: in P (a content path), seen while learning (a known
+#: The bits of a path's code in :attr:`Detector.path_codes`: kept by guided detection (a path seen while learning
+#: that is not the site's boilerplate, ``Template.boilerplate_paths``, or a path of P), seen while learning (a known
 #: path); the bits above hold the number of learning pages it had text on (``Template.known_paths``).
 CONTENT_BIT = 1
 KNOWN_BIT = 2
@@ -81,24 +73,30 @@ def path_codes(template: Template) -> dict[str, int]:
     """Every path of ``template`` (interned) with its code: page count, known bit and content bit. One table, so
     that a page's fit, profile match and boilerplate mask read one hash table once each instead of four sets and
     dicts (measured: the layout choice 56 → ~31 µs a page with the compiled pass, its tables cold after the parse)."""
-    codes = {sys.intern(p): (count << COUNT_SHIFT) | KNOWN_BIT for p, count in template.known_paths.items()}
+    boilerplate = template.boilerplate_paths
+    codes = {sys.intern(p): (count << COUNT_SHIFT) | KNOWN_BIT | (p not in boilerplate)
+             for p, count in template.known_paths.items()}
     for p in template.path_set:
-        p = sys.intern(p)
-        codes[p] = codes.get(p, 0) | CONTENT_BIT
+        if p not in codes:  # (a path of P without own text on any learning page: an inline block's)
+            codes[sys.intern(p)] = CONTENT_BIT
     return codes
 
 
-def template_sums(tree: BlockTree, codes: dict[str, int]) -> tuple[int, int, int, int]:
+def template_sums(tree: BlockTree, codes: dict[str, int]) -> tuple[int, int, int, int, int]:
     """One pass over ``tree``'s blocks against a template's :func:`path_codes`: characters of own text on known
     paths and on all blocks (the fit), and over the distinct paths of blocks with own text (the page's path set),
-    the sum of their learning-page counts and their number (the profile match, :mod:`fce.layouts`). The
-    definition :func:`templates_sums` computes for several tables at once (compiled); detection calls that."""
+    the sum of their learning-page counts and their number (the profile match, :mod:`fce.layouts`), and the
+    characters of own text on paths guided detection keeps (what the template's extraction is checked against,
+    :func:`fce.pipeline.extract`). The definition :func:`templates_sums` computes for several tables at once
+    (compiled); detection calls that."""
     cols = tree.columns
     lengths = cols.text_lengths
     found = [codes.get(p, 0) for p in cols.paths]
     texty = {p: c for p, c, n in zip(cols.paths, found, lengths, strict=True) if n}
     known = sum(n for c, n in zip(found, lengths, strict=True) if c & KNOWN_BIT)
-    return known, sum(lengths), sum(c >> COUNT_SHIFT for c in texty.values()), len(texty)
+    both = KNOWN_BIT | CONTENT_BIT
+    kept = sum(n for c, n in zip(found, lengths, strict=True) if c & both == both)
+    return known, sum(lengths), sum(c >> COUNT_SHIFT for c in texty.values()), len(texty), kept
 
 
 def merged_codes(tables: Sequence[dict[str, int]]) -> dict[str, tuple[int, ...]]:
@@ -109,7 +107,7 @@ def merged_codes(tables: Sequence[dict[str, int]]) -> dict[str, tuple[int, ...]]
 
 
 def templates_sums(tree: BlockTree, merged: dict[str, tuple[int, ...]],
-                   n_tables: int) -> list[tuple[int, int, int, int]]:
+                   n_tables: int) -> list[tuple[int, int, int, int, int]]:
     """:func:`template_sums` of ``tree`` against each of ``n_tables`` tables, given as their :func:`merged_codes`:
     one pass over the blocks (compiled: the text summed per distinct path, each distinct path looked up once)."""
     cols = tree.columns
@@ -120,35 +118,69 @@ def templates_sums(tree: BlockTree, merged: dict[str, tuple[int, ...]],
 
 
 def template_mask(tree: BlockTree, codes: dict[str, int]) -> list[bool]:
-    """Guided detection's boilerplate: per block, whether its path is known but not in P (the template saw it
-    only as noise) — except a paragraph whose text sits in inline sub-blocks on paths in P."""
+    """Guided detection's boilerplate: per block, whether its path is the site's boilerplate (known, without the
+    content bit of :func:`path_codes`) — except a block with a sub-block on a path that guided detection keeps: a
+    paragraph whose text sits in inline sub-blocks on such paths, or a box around the article (its own text is the
+    boilerplate's, its subtree is not; leaving it out took the article inside with it; measured, k-fold site-macro
+    word F1: cleanportaleval +0.005, daniel-small +0.002, msv-big9 +0.0002, dragnet-small −0.0006)."""
     cols = tree.columns
     accel = blocks_module._ACCEL
     if accel is not None:
-        return accel.template_mask(cols.paths, cols.tags, cols.parents, codes,  # type: ignore[no-any-return]
-                                   INLINE_BLOCK_TAGS)
-    block_paths, parents = cols.paths, cols.parents
-    found = [codes.get(p, 0) for p in block_paths]
+        return accel.template_mask(cols.paths, cols.parents, codes)  # type: ignore[no-any-return]
+    parents = cols.parents
+    found = [codes.get(p, 0) for p in cols.paths]
     mask = [c & (KNOWN_BIT | CONTENT_BIT) == KNOWN_BIT for c in found]
-    for i in compress(range(len(parents)), map(INLINE_BLOCK_TAGS.__contains__, cols.tags)):
-        if found[i] & CONTENT_BIT and parents[i] >= 0:
-            mask[parents[i]] = False  # a paragraph whose text sits in inline sub-blocks on content paths
-    return mask
+    kept_below = [False] * len(found)
+    for i in range(len(found) - 1, 0, -1):  # (sub-blocks come after their parents)
+        if found[i] & CONTENT_BIT or kept_below[i]:
+            kept_below[parents[i]] = True
+    return [m and not below for m, below in zip(mask, kept_below, strict=True)]
+
+
+def _put_title(tree: BlockTree, path: str, selected: list[ExtractedBlock], covered: list[int]) -> bool:
+    """Put the page's headline — its first block with text on the template's headline ``path`` — in front of
+    (or, in document order, among) the ``selected`` blocks, unless their text holds it already; whether it was
+    put."""
+    cols = tree.columns
+    paths, lengths, ends = cols.paths, cols.text_lengths, cols.ends
+    try:
+        i = paths.index(path)  # (interned: compared by identity first)
+        while not lengths[i]:
+            i = paths.index(path, i + 1)
+    except ValueError:
+        return False
+    if i in covered or any(i <= b.index < ends[i] or b.index <= i < ends[b.index] for b in selected):
+        return False  # already in, or holding (or held by) a selected block
+    mine: list[int] = []
+    text = tree.render(i, None, mine)
+    if not text:
+        return False
+    at = sum(b.index < i for b in selected)
+    selected.insert(at, ExtractedBlock(paths[i], text, i))
+    covered.extend(mine)
+    return True
 
 
 class TemplateMatch:
     """What applying a template to one page gave: the extraction (possibly empty) and the fit score."""
 
-    __slots__ = ("blocks", "covered", "fit", "n_candidates", "n_dropped_noise")
+    __slots__ = ("blocks", "covered", "fit", "n_candidates", "n_dropped_noise", "title")
 
     def __init__(self, blocks: tuple[ExtractedBlock, ...], fit: float, n_candidates: int, n_dropped: int,
-                 covered: frozenset[int] = frozenset()) -> None:
+                 covered: frozenset[int] = frozenset(), title: bool = False) -> None:
         self.blocks = blocks
         self.fit = fit
         self.n_candidates = n_candidates
         self.n_dropped_noise = n_dropped
         #: indices of every block whose text is in the extraction (for block-level evaluation)
         self.covered = covered
+        #: whether the headline was put in front from the template's headline path (guided mode)
+        self.title = title
+
+    @property
+    def chars(self) -> int:
+        """Characters of text extracted."""
+        return sum(len(b.text) for b in self.blocks)
 
 
 class Detector:
@@ -170,14 +202,17 @@ class Detector:
         #: the same as a one-table :func:`merged_codes`, for :func:`templates_sums`
         self.merged_codes = merged_codes([self.path_codes])
         self.threshold = template.params.similarity_threshold
-        self.recursive = template.params.rules == "recursive"
+        self.recursive = template.params.rules == Rules.RECURSIVE
         self.path_style = template.params.path_style
+        self.title_path = None if template.title_path is None else sys.intern(template.title_path)
         by_path: dict[str, list[int]] = defaultdict(list)
         for i, nb in enumerate(template.noise_blocks):
             by_path[nb.path].append(i)
         self._noise_rows = {p: np.asarray(rows) for p, rows in by_path.items()}
         self._noise: sp.csr_matrix | None = None  # vectors of the noise blocks, built on first use
-        self._sites: dict[float, SiteDetector] = {}  # as_site()
+        #: this detector as a one-layout site per ``min_fit`` (built by :func:`fce.layouts.site_of_detector`,
+        #: kept here: building one computes a profile norm over every known path, ~0.1 ms, 5 % of a detection)
+        self.sites: dict[float, SiteDetector] = {}
 
     def _noise_vectors(self) -> sp.csr_matrix:
         if self._noise is None:  # (block_vectors of no block is an empty matrix of the same width)
@@ -185,20 +220,9 @@ class Detector:
             self._noise = block_vectors([nb.text for nb in noise], [nb.counts for nb in noise])
         return self._noise
 
-    def as_site(self, min_fit: float = MIN_FIT) -> SiteDetector:
-        """This detector as a one-layout :class:`~fce.layouts.SiteDetector` (what :func:`fce.pipeline.extract`
-        applies), built once per ``min_fit`` and kept on the detector: building it computes a profile norm over
-        every known path (~0.1 ms, 5 % of a detection)."""
-        site = self._sites.get(min_fit)
-        if site is None:
-            from fce.layouts import SiteDetector  # (fce.layouts imports this module)
-
-            site = self._sites[min_fit] = SiteDetector(self, min_fit=min_fit)
-        return site
-
     def fit_score(self, tree: BlockTree) -> float:
         """Share of the page's own-text characters lying on paths seen while learning."""
-        known, total, _, _ = templates_sums(tree, self.merged_codes, 1)[0]
+        known, total, _, _, _ = templates_sums(tree, self.merged_codes, 1)[0]
         return known / total if total else 0.0
 
     def match(self, page: Page | BlockTree, *, fit: float | None = None) -> TemplateMatch:
@@ -207,7 +231,7 @@ class Detector:
         tree = page if isinstance(page, BlockTree) else blocks_of(page, self.path_style)
         if fit is None:
             fit = self.fit_score(tree)
-        if self.mode == "guided":
+        if self.mode == DetectionMode.GUIDED:
             return self._match_guided(tree, fit)
         candidates = self._extract(tree)
         if not candidates:
@@ -222,10 +246,12 @@ class Detector:
         return TemplateMatch(blocks, fit, len(candidates), len(candidates) - len(blocks), covered)
 
     def _match_guided(self, tree: BlockTree, fit: float) -> TemplateMatch:
-        select_main = _mainblock_selection()
         covered: list[int] = []
-        selected = tuple(select_main(tree, template_mask(tree, self.path_codes), covered))
-        return TemplateMatch(selected, fit, len(selected), 0, frozenset(covered))
+        selected = select_main(tree, template_mask(tree, self.path_codes), covered)
+        title = False
+        if selected and self.title_path is not None:
+            title = _put_title(tree, self.title_path, selected, covered)
+        return TemplateMatch(tuple(selected), fit, len(selected), 0, frozenset(covered), title)
 
     def detect(self, page: Page | BlockTree, *, site: str | None = None) -> Extraction:
         """Template extraction only (no fallback); see :func:`fce.pipeline.extract` for the full pipeline."""

@@ -51,6 +51,7 @@ __all__ = [
     "is_stale",
     "page_paths",
     "profile_match",
+    "site_of_detector",
 ]
 
 #: Pages whose text-path sets are further apart than this (average-linkage Jaccard distance) are different layouts.
@@ -186,12 +187,14 @@ class LayoutChoice:
     """The layout chosen for a page: its index in the site record (``-1``: none fits, the fallback runs), the fit
     of that layout's template (share of the page's text on its paths) and the page's match with its profile.
     ``best`` is the index of the best candidate whether or not it fits (what a caller without a fallback applies);
-    without a fitting layout, ``fit`` and ``match`` are that candidate's."""
+    without a fitting layout, ``fit`` and ``match`` are that candidate's. ``kept_chars``: the characters of the
+    page's own text on paths that candidate's guided detection keeps (:func:`fce.detect.template_sums`)."""
 
     layout: int
     fit: float
     match: float
     best: int
+    kept_chars: int = 0
 
 
 class SiteDetector:
@@ -223,19 +226,29 @@ class SiteDetector:
         """The first (largest) layout's template, for callers that know of one template per site."""
         return self.detectors[0].template
 
-    def _scores(self, tree: BlockTree) -> Iterator[tuple[float, float, int]]:
-        # each layout's fit (fce.detect.Detector.fit_score) and profile match (profile_match), from one pass over
-        # the page's blocks for all layouts (fce.detect.templates_sums)
+    def _scores(self, tree: BlockTree) -> Iterator[tuple[float, float, int, int]]:
+        # each layout's fit (fce.detect.Detector.fit_score), profile match (profile_match) and kept characters,
+        # from one pass over the page's blocks for all layouts (fce.detect.templates_sums)
         sums = templates_sums(tree, self._merged, len(self.detectors))
-        for i, ((known, total, counts, n_paths), profile) in enumerate(zip(sums, self._profiles, strict=True)):
-            yield (known / total if total else 0.0), profile.of_sums(counts, n_paths), -i
+        for i, ((known, total, counts, n_paths, kept), profile) in enumerate(zip(sums, self._profiles,
+                                                                                   strict=True)):
+            yield (known / total if total else 0.0), profile.of_sums(counts, n_paths), -i, kept
 
     def choose(self, tree: BlockTree, *, min_fit: float | None = None) -> LayoutChoice:
         """The layout whose template fits ``tree`` best (:class:`LayoutChoice`); ``min_fit`` (default: this
         detector's) is the fit below which no layout fits."""
-        fit, match, neg = max(self._scores(tree))
+        fit, match, neg, kept = max(self._scores(tree))
         threshold = self.min_fit if min_fit is None else min_fit
-        return LayoutChoice(-neg if fit >= threshold else -1, fit, match, -neg)
+        return LayoutChoice(-neg if fit >= threshold else -1, fit, match, -neg, kept)
+
+
+def site_of_detector(detector: Detector, min_fit: float = MIN_FIT) -> SiteDetector:
+    """``detector`` as a one-layout :class:`SiteDetector` (what :func:`fce.pipeline.extract` applies), built once
+    per ``min_fit`` and kept on the detector (``Detector.sites``)."""
+    site = detector.sites.get(min_fit)
+    if site is None:
+        site = detector.sites[min_fit] = SiteDetector(detector, min_fit=min_fit)
+    return site
 
 
 def is_stale(counters: SiteCounters | None, *, min_fit_rate: float = STALE_FIT_RATE,

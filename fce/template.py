@@ -10,9 +10,15 @@ What a store holds per site is a :class:`SiteTemplates` record: one :class:`Temp
     {"schema": 2, "site": ..., "learned_at": ..., "fce_version": ..., "n_pages": ..., "extra": {...},
      "layouts": [<a Template's JSON object, schema 1>, ...]}
 
+A layout's :class:`Template` JSON is schema :data:`LAYOUT_SCHEMA` (3): the paper's content paths P, the noise
+blocks on them and the paths seen, plus what guided detection reads — the paths it removes as boilerplate
+(``noise_paths``: text on them repeated across pages, or was link lists or furniture), the paths the site's own
+selection never chose (``unchosen_paths``) and the path of the headline (``title_path``) — and every learning
+parameter (:class:`LearnParams`).
+
 **Older stores keep working**: :meth:`SiteTemplates.from_json` reads a schema-1 payload (a bare :class:`Template`,
-what fce wrote before layouts, and what :func:`fce.pipeline.learn_template` still writes) as a site of one layout.
-:meth:`Template.from_json` reads schema 1 only, as before.
+what fce wrote before layouts) as a site of one layout, and a layout of schema 1 as it was learned: its boilerplate
+is every path seen that is not in P, and it has no unchosen paths and no headline path.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any, TypeVar
 
@@ -28,14 +34,19 @@ from fce.errors import TemplateError
 
 R = TypeVar("R", "Template", "SiteTemplates")
 
-__all__ = ["LAYOUT_SCHEMA", "TEMPLATE_SCHEMA", "LearnParams", "NoiseBlock", "SiteTemplates", "Template"]
+__all__ = ["LAYOUT_SCHEMA", "LAYOUT_SCHEMAS", "TEMPLATE_SCHEMA", "LearnParams", "NoiseBlock", "SiteTemplates",
+           "Template"]
 
 #: Version of the stored site record (:class:`SiteTemplates`). Bump on any incompatible change; readers refuse
 #: other versions. 1 was a bare :class:`Template` (one layout per site), still read as a one-layout site.
 TEMPLATE_SCHEMA = 2
 
-#: Version of one layout's :class:`Template` JSON (unchanged since fce stored one template per site).
-LAYOUT_SCHEMA = 1
+#: Version of one layout's :class:`Template` JSON. The numbers of both kinds of JSON are one sequence, so that the
+#: number alone says what a payload is: 1 was a layout without ``noise_paths``, ``unchosen_paths``, ``title_path``
+#: and with 7 of the learner's parameters (still read, module docstring), 2 is a site record.
+LAYOUT_SCHEMA = 3
+#: The layout schemas :meth:`Template.from_dict` reads.
+LAYOUT_SCHEMAS = (1, 3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +60,10 @@ class NoiseBlock:
 
 @dataclass(frozen=True, slots=True)
 class LearnParams:
-    """The parameters a template was learned with (stored in it, so detection applies the same ones)."""
+    """The parameters a template was learned with, all of them (:class:`fce.learn.TemplateLearner`'s), stored in
+    it so that detection applies the same ones and a stored template says how it was made. Schema 1 stored the
+    first seven; the others of such a template read as their paper values (the paper's learner has none of fce's
+    additions), which detection does not read."""
 
     similarity_threshold: float
     occurrence_fraction: float
@@ -58,6 +72,41 @@ class LearnParams:
     rules: str
     path_style: str = "paper"
     max_link_density: float = 1.0
+    min_content_share: float = 0.0
+    noise_names: bool = False
+    single_page_path_min_chars: int = 0
+    inline_inherit: bool = False
+    guided_content_share: float | None = None
+    title_anchor: bool = False
+    consensus: bool = False
+    distinct: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LearnParams:
+        """The parameters stored as ``data`` (unknown keys are an error: a template of a newer fce)."""
+        unknown = set(data) - set(cls.__slots__)  # type: ignore[attr-defined]
+        if unknown:
+            raise ValueError(f"unknown learning parameters {sorted(unknown)}")
+        types = {f.name: f.type for f in fields(cls)}
+        return cls(**{k: _typed(types[k], v) for k, v in data.items()})
+
+
+def _typed(kind: object, value: Any) -> Any:
+    """``value`` as a stored parameter of the annotated ``kind`` (``"float"``, ``"int"``, ``"bool"``, ``"str"``,
+    or one of them ``| None``)."""
+    kind = str(kind)
+    if kind.endswith(" | None"):
+        if value is None:
+            return None
+        kind = kind.removesuffix(" | None")
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise TypeError(f"expected a bool, not {value!r}")
+        return value
+    return {"float": float, "int": int, "str": str}[kind](value)
 
 
 @dataclass(frozen=True)
@@ -66,7 +115,11 @@ class Template:
 
     ``content_paths`` maps each path of P to the number of learning pages on which a content block had it;
     ``known_paths`` maps every text-bearing path seen while learning to its page count (used by the fit test);
-    ``noise_blocks`` are the distinct non-content blocks whose path is in P.
+    ``noise_blocks`` are the distinct non-content blocks whose path is in P. Guided detection reads three more:
+    ``noise_paths``, the paths it removes as the site's boilerplate (None: every known path not in P, how a
+    schema-1 template was applied; :attr:`boilerplate_paths` resolves it), ``unchosen_paths``, paths with text on
+    many learning pages that the site's selection never chose, and ``title_path``, where the site puts an
+    article's headline.
     """
 
     site: str
@@ -79,6 +132,9 @@ class Template:
     schema: int = LAYOUT_SCHEMA
     fce_version: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    noise_paths: frozenset[str] | None = None
+    unchosen_paths: frozenset[str] = frozenset()
+    title_path: str | None = None
 
     def __hash__(self) -> int:
         return hash((self.site, self.learned_at, len(self.content_paths), len(self.noise_blocks)))
@@ -88,6 +144,12 @@ class Template:
         """P, the set of content paths."""
         return frozenset(self.content_paths)
 
+    @cached_property
+    def boilerplate_paths(self) -> frozenset[str]:
+        """The paths guided detection removes: ``noise_paths`` and ``unchosen_paths`` (class docstring)."""
+        noise = self.noise_paths if self.noise_paths is not None else frozenset(self.known_paths) - self.path_set
+        return noise | self.unchosen_paths
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "schema": self.schema,
@@ -95,17 +157,12 @@ class Template:
             "learned_at": self.learned_at,
             "fce_version": self.fce_version,
             "n_pages": self.n_pages,
-            "params": {
-                "similarity_threshold": self.params.similarity_threshold,
-                "occurrence_fraction": self.params.occurrence_fraction,
-                "min_occurrence": self.params.min_occurrence,
-                "min_path_support": self.params.min_path_support,
-                "rules": self.params.rules,
-                "path_style": self.params.path_style,
-                "max_link_density": self.params.max_link_density,
-            },
+            "params": self.params.to_dict(),
             "content_paths": dict(sorted(self.content_paths.items())),
             "known_paths": dict(sorted(self.known_paths.items())),
+            "noise_paths": sorted(self.boilerplate_paths - self.unchosen_paths),
+            "unchosen_paths": sorted(self.unchosen_paths),
+            "title_path": self.title_path,
             "noise_blocks": [
                 {"path": b.path, "text": b.text, "counts": list(b.counts)}
                 for b in sorted(self.noise_blocks, key=lambda b: (b.path, b.text, b.counts))
@@ -125,9 +182,9 @@ class Template:
         if schema == TEMPLATE_SCHEMA:
             raise TemplateError("stored record holds a site's layouts; read it with SiteTemplates.from_json",
                                 source=name)
-        if schema != LAYOUT_SCHEMA:
+        if schema not in LAYOUT_SCHEMAS:
             raise TemplateError(
-                f"template schema {schema!r} is not supported (this fce reads schema {LAYOUT_SCHEMA}); "
+                f"template schema {schema!r} is not supported (this fce reads schemas {LAYOUT_SCHEMAS}); "
                 "learn the site again",
                 source=name,
             )
@@ -135,10 +192,14 @@ class Template:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, site: str | None = None) -> Template:
-        """:meth:`from_json` after ``json.loads`` (the schema is not checked here)."""
+        """:meth:`from_json` after ``json.loads`` (a layout of schema 1 or 2, module docstring)."""
         name = site or "template"
         with _reading(name):
             params = data["params"]
+            if data["schema"] not in LAYOUT_SCHEMAS:
+                raise ValueError(f"layout schema {data['schema']!r}")
+            noise = data.get("noise_paths")
+            title = data.get("title_path")
             template = cls(
                 site=str(data["site"]),
                 content_paths={str(k): int(v) for k, v in data["content_paths"].items()},
@@ -148,19 +209,14 @@ class Template:
                 ),
                 known_paths={str(k): int(v) for k, v in data["known_paths"].items()},
                 n_pages=int(data["n_pages"]),
-                params=LearnParams(
-                    similarity_threshold=float(params["similarity_threshold"]),
-                    occurrence_fraction=float(params["occurrence_fraction"]),
-                    min_occurrence=int(params["min_occurrence"]),
-                    min_path_support=float(params["min_path_support"]),
-                    rules=str(params["rules"]),
-                    path_style=str(params["path_style"]),
-                    max_link_density=float(params["max_link_density"]),
-                ),
+                params=LearnParams.from_dict(params),
                 learned_at=str(data["learned_at"]),
                 schema=int(data["schema"]),
                 fce_version=str(data.get("fce_version", "")),
                 extra=dict(data.get("extra") or {}),
+                noise_paths=None if noise is None else frozenset(map(str, noise)),
+                unchosen_paths=frozenset(map(str, data.get("unchosen_paths") or ())),
+                title_path=None if title is None else str(title),
             )
         return _of_site(template, site, name)
 
@@ -239,11 +295,11 @@ class SiteTemplates:
         name = site or "template"
         data = _load_object(payload, name)
         schema = data.get("schema")
-        if schema == LAYOUT_SCHEMA:
+        if schema in LAYOUT_SCHEMAS:
             return cls.of(Template.from_dict(data, site=site))
         if schema != TEMPLATE_SCHEMA:
             raise TemplateError(
-                f"template schema {schema!r} is not supported (this fce reads schemas {LAYOUT_SCHEMA} and "
+                f"template schema {schema!r} is not supported (this fce reads schemas {LAYOUT_SCHEMAS} and "
                 f"{TEMPLATE_SCHEMA}); learn the site again",
                 source=name,
             )

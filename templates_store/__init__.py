@@ -13,7 +13,7 @@ Backends know nothing of the algorithm; fce never sees a Redis client or a file 
 
 from typing import TYPE_CHECKING, Any
 
-from templates_store.base import RECENT_WINDOW, SiteCounters, StoredTemplate, TemplateStore
+from templates_store.base import FALLBACK, FIT, OVERRULED, RECENT_WINDOW, SiteCounters, StoredTemplate, TemplateStore
 from templates_store.errors import (
     StoreConfigError,
     StoreCorrupt,
@@ -39,6 +39,9 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
+    "FALLBACK",
+    "FIT",
+    "OVERRULED",
     "RECENT_WINDOW",
     "MemoryStore",
     "RedisStore",

@@ -8,7 +8,8 @@ Versions count from 1 since the site's template was (re)created: after ``delete`
 has no template (version 0 for compare-and-set) and the next ``put`` stores version 1 again.
 
 Each site's template also has **counters** of how it fared (:class:`SiteCounters`): how many detections used
-it (fits) and how many fell back, in total and over the last :data:`RECENT_WINDOW` detections. They belong to
+it (fits), how many fell back, and how many it fitted but lost to the check of its result (overruled), in total
+and over the last :data:`RECENT_WINDOW` detections. They belong to
 the stored version: every ``put`` starts them afresh, ``delete`` and expiry drop them, and ``record`` for
 another version than the stored one is ignored (counts of a replaced template must not judge its successor).
 """
@@ -22,15 +23,16 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Self
 
-__all__ = ["RECENT_WINDOW", "SiteCounters", "StoredTemplate", "TemplateStore"]
+__all__ = ["FALLBACK", "FIT", "OVERRULED", "RECENT_WINDOW", "SiteCounters", "StoredTemplate", "TemplateStore"]
 
 #: Outcomes of the last this-many detections of a site are kept ("recent", a sliding window). A window of 100
 #: reacts within one day of a redesign for a site with ≥ 100 pages a day, yet a few odd pages (<= 10 %) barely
 #: move its fit rate; it costs 100 bytes per site.
 RECENT_WINDOW = 100
 
-#: The outcome characters of ``TemplateStore.record``.
-FIT, FALLBACK = "1", "0"
+#: The outcome characters of ``TemplateStore.record``: the template was used, the fallback ran (no layout fitted,
+#: or the template extracted nothing), the template fitted but the check of its result chose the fallback's.
+FIT, FALLBACK, OVERRULED = "1", "0", "2"
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,15 +47,16 @@ class StoredTemplate:
 
 @dataclass(frozen=True, slots=True)
 class SiteCounters:
-    """How one stored template fared: ``fits`` and ``fallbacks`` since it was stored (version ``version``), and
-    ``recent``, the outcomes of its last :data:`RECENT_WINDOW` detections, oldest first (``"1"`` a fit, ``"0"`` a
-    fallback)."""
+    """How one stored template fared: ``fits``, ``fallbacks`` and ``overruled`` since it was stored (version
+    ``version``), and ``recent``, the outcomes of its last :data:`RECENT_WINDOW` detections, oldest first (``"1"`` a
+    fit, ``"0"`` a fallback, ``"2"`` overruled)."""
 
     site: str
     version: int
     fits: int = 0
     fallbacks: int = 0
     recent: str = ""
+    overruled: int = 0
 
     @property
     def recent_count(self) -> int:
@@ -62,6 +65,10 @@ class SiteCounters:
     @property
     def recent_fits(self) -> int:
         return self.recent.count(FIT)
+
+    @property
+    def recent_overruled(self) -> int:
+        return self.recent.count(OVERRULED)
 
     @property
     def recent_fit_rate(self) -> float | None:
@@ -117,9 +124,9 @@ class TemplateStore(ABC):
     @abstractmethod
     def record(self, site: str, outcomes: str, *, version: int | None = None) -> bool:
         """Count detections of the site's template, atomically: ``outcomes`` is one character per detection,
-        ``"1"`` (a fit) or ``"0"`` (a fallback), oldest first. ``version`` (when given) must be the stored
-        version, otherwise nothing is counted. Returns whether the outcomes were counted (``False``: the site has
-        no template, another version, or the store is opened read-only)."""
+        ``"1"`` (a fit), ``"0"`` (a fallback) or ``"2"`` (overruled), oldest first. ``version`` (when given) must be
+        the stored version, otherwise nothing is counted. Returns whether the outcomes were counted (``False``: the
+        site has no template, another version, or the store is opened read-only)."""
 
     @abstractmethod
     def counters(self, sites: Iterable[str]) -> dict[str, SiteCounters]:
@@ -179,17 +186,19 @@ def _check_utf8(text: str, what: str) -> None:
 
 def check_outcomes(outcomes: object) -> str:
     if not isinstance(outcomes, str):
-        raise TypeError(f"outcomes must be a str of '1' and '0', not {type(outcomes).__name__}")
-    if outcomes.strip(FIT + FALLBACK):
-        raise ValueError(f"outcomes must hold only {FIT!r} (fit) and {FALLBACK!r} (fallback)")
+        raise TypeError(f"outcomes must be a str of '1', '0' and '2', not {type(outcomes).__name__}")
+    if outcomes.strip(FIT + FALLBACK + OVERRULED):
+        raise ValueError(f"outcomes must hold only {FIT!r} (fit), {FALLBACK!r} (fallback) and {OVERRULED!r} "
+                         "(overruled)")
     return outcomes
 
 
 def updated_counters(current: SiteCounters, outcomes: str) -> SiteCounters:
     """``current`` after ``outcomes`` (the reference semantics every backend implements)."""
-    fits = outcomes.count(FIT)
+    fits, overruled = outcomes.count(FIT), outcomes.count(OVERRULED)
     return SiteCounters(current.site, current.version, current.fits + fits,
-                        current.fallbacks + len(outcomes) - fits, (current.recent + outcomes)[-RECENT_WINDOW:])
+                        current.fallbacks + len(outcomes) - fits - overruled,
+                        (current.recent + outcomes)[-RECENT_WINDOW:], current.overruled + overruled)
 
 
 def check_expected_version(expected_version: object) -> int | None:

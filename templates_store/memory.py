@@ -26,7 +26,7 @@ from templates_store.base import (
     updated_counters,
 )
 from templates_store.errors import VersionConflict
-from templates_store.url import with_query
+from templates_store.naming import with_query
 
 __all__ = ["MemoryStore"]
 

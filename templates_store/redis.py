@@ -4,8 +4,8 @@ Layout, with ``prefix`` (default ``fce``):
 
 * ``{prefix}:tpl:{<site>}`` -- a HASH per site with fields ``payload``, ``version``, ``updated_at``
   (and ``token``, the id of the put that wrote it, see below), and the template's counters ``fits``,
-  ``fallbacks`` and ``recent`` (``record`` is one Lua script on this one key: a version check,
-  ``HINCRBY`` twice, the recent window appended and trimmed; ``put`` drops them; they expire with it).
+  ``fallbacks``, ``overruled`` and ``recent`` (``record`` is one Lua script on this one key: a version check,
+  ``HINCRBY`` per counter, the recent window appended and trimmed; ``put`` drops them; they expire with it).
   The site sits in a hash tag, so on Redis Cluster each site's key lands in its own slot.
 * ``{prefix}:sites`` -- a SET indexing the sites, for :meth:`RedisStore.sites`. It may hold stale
   members (expired, deleted, or a put that refused or died); ``sites()`` checks every member's key
@@ -79,7 +79,7 @@ from templates_store.errors import (
     StoreUnavailable,
     VersionConflict,
 )
-from templates_store.url import redact_url, with_query
+from templates_store.naming import redact_url, with_query
 
 __all__ = [
     "DEFAULT_PREFIX",
@@ -116,22 +116,25 @@ if current[2] == ARGV[5] then return {1, version} end
 if ARGV[3] ~= '' and tonumber(ARGV[3]) ~= version then return {0, version} end
 version = version + 1
 redis.call('HSET', KEYS[1], 'payload', ARGV[1], 'version', version, 'updated_at', ARGV[2], 'token', ARGV[5])
-redis.call('HDEL', KEYS[1], 'fits', 'fallbacks', 'recent')
+redis.call('HDEL', KEYS[1], 'fits', 'fallbacks', 'recent', 'overruled')
 if ARGV[4] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[4]) else redis.call('PERSIST', KEYS[1]) end
 return {1, version}
 """
-# KEYS: template hash. ARGV: expected version ('' = any), outcomes ('1' fit, '0' fallback), window.
+# KEYS: template hash. ARGV: expected version ('' = any), outcomes ('1' fit, '0' fallback, '2' overruled), window.
 # Returns 1 when counted, 0 when the site has no template or another version.
 _RECORD_SCRIPT = """
 local version = redis.call('HGET', KEYS[1], 'version')
 if not version then return 0 end
 if ARGV[1] ~= '' and tonumber(ARGV[1]) ~= tonumber(version) then return 0 end
 local fits = 0
+local overruled = 0
 for i = 1, #ARGV[2] do
-  if string.byte(ARGV[2], i) == 49 then fits = fits + 1 end
+  local c = string.byte(ARGV[2], i)
+  if c == 49 then fits = fits + 1 elseif c == 50 then overruled = overruled + 1 end
 end
 redis.call('HINCRBY', KEYS[1], 'fits', fits)
-redis.call('HINCRBY', KEYS[1], 'fallbacks', #ARGV[2] - fits)
+redis.call('HINCRBY', KEYS[1], 'fallbacks', #ARGV[2] - fits - overruled)
+redis.call('HINCRBY', KEYS[1], 'overruled', overruled)
 local recent = (redis.call('HGET', KEYS[1], 'recent') or '') .. ARGV[2]
 local window = tonumber(ARGV[3])
 if #recent > window then recent = string.sub(recent, #recent - window + 1) end
@@ -140,7 +143,7 @@ return 1
 """
 _T = TypeVar("_T")
 _FIELDS = (b"payload", b"version", b"updated_at")
-_COUNTER_FIELDS = (b"version", b"fits", b"fallbacks", b"recent")
+_COUNTER_FIELDS = (b"version", b"fits", b"fallbacks", b"recent", b"overruled")
 
 
 class RedisStore(TemplateStore):
@@ -288,12 +291,12 @@ class RedisStore(TemplateStore):
             return {}
         found = {}
         for site, reply in zip(wanted, self._hmget_many(wanted, _COUNTER_FIELDS), strict=True):
-            version, fits, fallbacks, recent = reply
+            version, fits, fallbacks, recent, overruled = reply
             if version is None:
                 continue
             try:
                 found[site] = SiteCounters(site, int(version), int(fits or 0), int(fallbacks or 0),
-                                           (recent or b"").decode("ascii"))
+                                           (recent or b"").decode("ascii"), int(overruled or 0))
             except ValueError as exc:
                 raise StoreCorrupt(f"template store {self.url}: unreadable counters for site {site!r}: {exc}",
                                    url=self.url, site=site) from None

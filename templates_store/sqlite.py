@@ -1,8 +1,9 @@
 """Embedded template store: one SQLite file, the default backend.
 
 One table ``templates(site PRIMARY KEY, payload, version, updated_at, expires_at)`` in WAL mode, so
-readers never wait for a writer, and one ``counters(site PRIMARY KEY, version, fits, fallbacks, recent)``
-(schema version 2; a version-1 file gains the table when first opened for writing).
+readers never wait for a writer, and one ``counters(site PRIMARY KEY, version, fits, fallbacks, recent,
+overruled)`` (schema version 3; an older file gains what it lacks when first opened for writing). A file that
+cannot be written (its folder read-only, a full disk) is read immutable: reads work, writes fail as read-only.
 Every write runs in a ``BEGIN IMMEDIATE`` transaction, which takes
 the database's write lock before reading the current version: replace is atomic and
 compare-and-set is race-free across threads and processes. Expired rows are invisible to reads
@@ -38,7 +39,7 @@ from templates_store.base import (
     updated_counters,
 )
 from templates_store.errors import StoreCorrupt, StoreError, StoreUnavailable, VersionConflict
-from templates_store.url import with_query
+from templates_store.naming import with_query
 
 __all__ = ["DEFAULT_BUSY_TIMEOUT", "SQLiteStore"]
 
@@ -46,7 +47,7 @@ __all__ = ["DEFAULT_BUSY_TIMEOUT", "SQLiteStore"]
 # default is 0: fail at once). A put holds the lock for well under a millisecond plus the payload
 # write, so 5 s only runs out when a process is stuck inside a transaction.
 DEFAULT_BUSY_TIMEOUT = 5.0
-SCHEMA_VERSION = 2  # PRAGMA user_version of the layout below (1: without the counters table)
+SCHEMA_VERSION = 3  # PRAGMA user_version of the layout below (1: without the counters table, 2: without overruled)
 _GET_MANY_CHUNK = 500  # sites per "IN (...)" query, well below SQLite's 32766 bound variables
 _LIVE = "(expires_at IS NULL OR expires_at > ?)"
 _SCHEMA = """
@@ -63,18 +64,25 @@ CREATE TABLE IF NOT EXISTS counters (
     version INTEGER NOT NULL,
     fits INTEGER NOT NULL,
     fallbacks INTEGER NOT NULL,
-    recent TEXT NOT NULL
+    recent TEXT NOT NULL,
+    overruled INTEGER NOT NULL DEFAULT 0
 );
 """
+# Schema 2 to 3: the counters table gains its overruled column (a file of schema 1 has no counters table yet, and
+# _SCHEMA makes it whole).
+_UPGRADE_2 = "ALTER TABLE counters ADD COLUMN overruled INTEGER NOT NULL DEFAULT 0"
 # Result codes that mean "cannot use the file now" rather than "the file is not a store".
 _UNAVAILABLE_CODES = ("SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_IOERR",
                       "SQLITE_FULL", "SQLITE_PERM", "SQLITE_AUTH", "SQLITE_PROTOCOL")
 _CORRUPT_CODES = ("SQLITE_NOTADB", "SQLITE_CORRUPT", "SQLITE_FORMAT")
+# Result codes of opening an existing file that cannot be written to now (a full disk, a file system remounted
+# read-only): the file is then read immutable (SQLiteStore._open).
+_NO_ROOM_CODES = ("SQLITE_FULL", "SQLITE_IOERR", "SQLITE_READONLY", "SQLITE_CANTOPEN")
 _HINTS = {
     "SQLITE_BUSY": " (another connection held the lock past the {timeout:g} s busy timeout)",
     "SQLITE_LOCKED": " (another connection held the lock past the {timeout:g} s busy timeout)",
     "SQLITE_CANTOPEN": " (is it a file in a writable directory?)",
-    "SQLITE_READONLY": " (the file or its directory is read-only)",
+    "SQLITE_READONLY": " (the file, its directory or its disk cannot be written: read-only, or full)",
 }
 _reset_lock = threading.Lock()  # serialises re-initialisation of stores in a freshly forked process
 # Connections a forked child inherited. They are kept referenced so that they are never closed: a
@@ -189,8 +197,9 @@ class SQLiteStore(TemplateStore):
                 return False
             current = self._counters(conn, site, row[0])
             new = updated_counters(current, outcomes)
-            conn.execute("INSERT OR REPLACE INTO counters (site, version, fits, fallbacks, recent) "
-                         "VALUES (?, ?, ?, ?, ?)", (site, new.version, new.fits, new.fallbacks, new.recent))
+            conn.execute("INSERT OR REPLACE INTO counters (site, version, fits, fallbacks, recent, overruled) "
+                         "VALUES (?, ?, ?, ?, ?, ?)",
+                         (site, new.version, new.fits, new.fallbacks, new.recent, new.overruled))
         return True
 
     def counters(self, sites: Iterable[str]) -> dict[str, SiteCounters]:
@@ -215,15 +224,16 @@ class SQLiteStore(TemplateStore):
         return {site: found[site] for site in wanted if site in found}
 
     def _counters(self, conn: sqlite3.Connection, site: str, version: int) -> SiteCounters:
-        row = conn.execute("SELECT fits, fallbacks, recent FROM counters WHERE site = ? AND version = ?",
+        row = conn.execute("SELECT fits, fallbacks, recent, overruled FROM counters WHERE site = ? AND version = ?",
                            (site, version)).fetchone()
         if row is None:
             return SiteCounters(site, version)
-        fits, fallbacks, recent = row
-        if not (type(fits) is int and type(fallbacks) is int and isinstance(recent, str)):
+        fits, fallbacks, recent, overruled = row
+        if not (type(fits) is int and type(fallbacks) is int and isinstance(recent, str)
+                and type(overruled) is int):
             raise StoreCorrupt(f"template store {self.url}: unreadable counters for site {site!r}",
                                url=self.url, site=site)
-        return SiteCounters(site, version, fits, fallbacks, recent)
+        return SiteCounters(site, version, fits, fallbacks, recent, overruled)
 
     def ping(self) -> None:
         with self._connection() as conn:
@@ -300,19 +310,31 @@ class SQLiteStore(TemplateStore):
         if self._read_only():
             # A store deployed read-only (files and folder not writable, e.g. templates shipped to workers):
             # WAL needs a writable -shm file, so open it immutable; reads work, writes fail as read-only.
-            uri = f"file:{quote(str(self.path.resolve()))}?mode=ro&immutable=1"
-            conn = sqlite3.connect(uri, uri=True, timeout=self.busy_timeout, isolation_level=None,
-                                   check_same_thread=False)
-            self._immutable = True
-            return conn
+            return self._open_immutable()
         self._immutable = False
         conn = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None,
                                check_same_thread=False)  # our lock serialises the threads
         try:
             self._prepare(conn)
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            if not (getattr(exc, "sqlite_errorname", "").startswith(_NO_ROOM_CODES) and self.path.is_file()):
+                raise
+            # A full disk (or a file system gone read-only): WAL cannot map its -shm file, so nothing can be read
+            # the usual way. Reads must not need to write: open the file immutable, as a store deployed read-only
+            # is; writes fail as read-only and counts are not taken. (Transactions still in a -wal file are not
+            # seen: they are checkpointed into the file when the last writer closes, which a full disk prevents.)
+            return self._open_immutable()
         except BaseException:
             conn.close()
             raise
+        return conn
+
+    def _open_immutable(self) -> sqlite3.Connection:
+        uri = f"file:{quote(str(self.path.resolve()))}?mode=ro&immutable=1"
+        conn = sqlite3.connect(uri, uri=True, timeout=self.busy_timeout, isolation_level=None,
+                               check_same_thread=False)
+        self._immutable = True
         return conn
 
     def _read_only(self) -> bool:
@@ -352,6 +374,8 @@ class SQLiteStore(TemplateStore):
                                    f"newer than this templates_store reads ({SCHEMA_VERSION}); upgrade fce",
                                    url=self.url)
             if schema < SCHEMA_VERSION:
+                if schema == 2:
+                    conn.execute(_UPGRADE_2)
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         conn.execute(statement)

@@ -33,6 +33,7 @@ import platformdirs
 
 from templates_store.base import TemplateStore
 from templates_store.errors import StoreConfigError
+from templates_store.naming import redact_url, with_query
 
 __all__ = [
     "DEFAULT_FILENAME",
@@ -49,8 +50,6 @@ ENV_DATA_DIR = "FCE_DATA_DIR"
 DEFAULT_FILENAME = "templates.sqlite3"
 REDIS_SCHEMES = ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
-_QUERY_SECRET = re.compile(r"([?&]password=)[^&#]*", re.IGNORECASE)  # redis-py reads ?password= too
-_MASK = "***"
 
 
 def open_store(url: str | None = None, *, env: Mapping[str, str] | None = None) -> TemplateStore:
@@ -89,34 +88,6 @@ def default_store_path(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     data_dir = env.get(ENV_DATA_DIR) or platformdirs.user_data_dir("fce", appauthor=False)
     return Path(data_dir).expanduser() / DEFAULT_FILENAME
-
-
-def redact_url(url: str) -> str:
-    """``url`` with its password (in the user info or a ``password`` query option) replaced by ``***``.
-
-    Works on the text rather than through ``urlsplit``: everything else stays exactly as written,
-    and a password with an unescaped ``@`` or ``/``, which would fool a parser, is still masked.
-    """
-    match = _SCHEME.match(url)
-    if match is None:  # a plain path: nothing to hide
-        return url
-    rest = url[match.end():]
-    head = re.split(r"[?#]", rest, maxsplit=1)[0]  # authority and path
-    if "@" in head and not head.startswith("/"):  # user info: up to the last "@" before any query
-        userinfo, _, after = head.rpartition("@")
-        user, colon, _password = userinfo.partition(":")
-        if colon:
-            rest = f"{user}:{_MASK}@{after}{rest[len(head):]}"
-    return url[:match.end()] + _QUERY_SECRET.sub(rf"\g<1>{_MASK}", rest)
-
-
-def with_query(url: str, options: Mapping[str, object]) -> str:
-    """``url`` with ``options`` appended to its query string (floats written compactly)."""
-    if not options:
-        return url
-    extra = urlencode({key: f"{value:g}" if isinstance(value, float) else value
-                       for key, value in options.items()})
-    return f"{url}{'&' if '?' in url else '?'}{extra}"
 
 
 # --- per-scheme parsing ------------------------------------------------------------------------

@@ -120,20 +120,23 @@ def test_candidate_counts_are_the_sums_over_the_blocks_whose_text_is_kept():
 
 
 def _by_sets(tree, template):  # type: ignore[no-untyped-def]
-    """The fit, profile sums and guided boilerplate mask as they were defined over the template's sets."""
-    from itertools import compress
-
-    from fce.blocks import INLINE_BLOCK_TAGS, text_on_paths
+    """The fit, profile sums, kept characters and guided boilerplate mask as they are defined over the template's
+    sets: a block on a boilerplate path is masked unless one of its descendants is on a kept path (known and not
+    boilerplate, or a path of P)."""
+    from fce.blocks import text_on_paths
     from fce.layouts import page_paths
 
-    known, content = frozenset(template.known_paths), template.path_set
+    known = frozenset(template.known_paths)
+    boilerplate = template.boilerplate_paths & known
+    kept = (known - boilerplate) | (template.path_set - known)
     cols = tree.columns
     texty = page_paths(tree)
-    sums = (*text_on_paths(tree, known), sum(template.known_paths.get(p, 0) for p in texty), len(texty))
-    mask = [p in known - content for p in cols.paths]
-    for i in compress(range(len(tree)), map(INLINE_BLOCK_TAGS.__contains__, cols.tags)):
-        if cols.paths[i] in content and cols.parents[i] >= 0:
-            mask[cols.parents[i]] = False
+    sums = (*text_on_paths(tree, known), sum(template.known_paths.get(p, 0) for p in texty), len(texty),
+            text_on_paths(tree, known & kept)[0])
+    mask = []
+    for i, path in enumerate(cols.paths):
+        below = range(i + 1, cols.ends[i])
+        mask.append(path in boilerplate and not any(cols.paths[k] in kept for k in below))
     return sums, mask
 
 

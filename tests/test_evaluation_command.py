@@ -51,8 +51,9 @@ def test_eval_end_to_end_writes_rows_summary_and_plots(package: Path, tmp_path: 
     )  # fmt: skip
     assert exc is None and code == 0, output
     rows = read_rows(out)
-    assert len(rows) == 3 * N_PAGES
-    assert {r.method for r in rows} == {"density", "plain", "template"}
+    assert len(rows) == 4 * N_PAGES  # the template mode brings fce without a template (the fallback) beside it
+    assert {r.method for r in rows} == {"density", "plain", "mainblock", "template"}
+    assert "the template mode beside fce without a template (mainblock)" in output
     assert all(r.fold is not None for r in rows if r.method == "template")
     assert all(r.status.startswith("ok|") for r in rows if r.method == "template")
     with summary.open(encoding="utf-8") as fh:

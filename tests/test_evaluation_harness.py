@@ -78,7 +78,8 @@ def test_fold_plan_shapes(n: int, folds: int, min_learn: int, max_learn: int, k:
 
 
 def test_fold_plan_too_small_site_and_bad_parameters() -> None:
-    assert fold_plan([f"p{i}" for i in range(20)], key="k") == []
+    assert fold_plan([f"p{i}" for i in range(4)], key="k") == []  # too small: 5 pages at least by default
+    assert fold_plan([f"p{i}" for i in range(20)], key="k", min_learn=20) == []
     with pytest.raises(ValueError):
         fold_plan(["a"] * 30, key="k")
     with pytest.raises(ValueError):
@@ -126,7 +127,7 @@ def test_template_mode_never_scores_a_page_it_learned_from(data: Path, monkeypat
             return super().fit(pages)
 
     monkeypatch.setattr(harness, base.__name__, SpyLearner)
-    result = evaluate([data / BIG], methods=[], template=True, progress=False, layouts=layouts)
+    result = evaluate([data / BIG], methods=[], template=True, progress=False, layouts=layouts, min_learn=20)
     assert len(learned) == len(result.folds) == 6  # 24 pages: 5 folds raised to 6 so 20 remain to learn from
     scored_by_fold: dict[int, set[str]] = {}
     for row in result.rows:

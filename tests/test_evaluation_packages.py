@@ -149,15 +149,26 @@ def test_bad_meta_is_a_source_error(tmp_path: Path, meta: str) -> None:
         list(iter_documents(tmp_path))
 
 
+def test_gold_of_an_html_comment_alone_is_empty(tmp_path: Path) -> None:
+    pkg = tmp_path / "ds" / "a.example.com"
+    _write(pkg / "p.html", b"<html><body><ul><li>a section page</li></ul></body></html>")
+    _write(pkg / "p.txt", b"<!-- this page contains no article -->\n")
+    _write(pkg / "q.html", b"<html><body><p>text</p></body></html>")
+    _write(pkg / "q.txt", b"<!-- a note -->\ntext\n")
+    p, q = iter_documents(tmp_path / "ds")
+    assert p.status == GoldStatus.EMPTY and q.status == GoldStatus.OK
+
+
 def test_empty_directory(tmp_path: Path) -> None:
     assert list(iter_documents(tmp_path)) == []
 
 
 @pytest.mark.skipif(not (DATA_ROOT / "cleanportaleval").is_dir(), reason="shared data not present")
 def test_real_dataset_cleanportaleval() -> None:
-    # README: 71 pages, 4 sites, 1 empty gold (bbc.co.uk_news_05)
+    # README: 71 pages, 4 sites, 1 empty gold (bbc.co.uk_news_05); one more is an annotator's note that the page
+    # has no article (bbc.co.uk_news_04: "<!-- this page contains no article -->")
     docs = list(iter_documents(DATA_ROOT / "cleanportaleval"))
     assert len(docs) == 71
     assert {d.site for d in docs} == {"tv.msnbc.com", "washingtonpost.com", "blogs.wsj.com", "bbc.co.uk"}
-    assert [d.doc_id for d in docs if d.status == GoldStatus.EMPTY] == ["bbc.co.uk_news_05"]
+    assert [d.doc_id for d in docs if d.status == GoldStatus.EMPTY] == ["bbc.co.uk_news_04", "bbc.co.uk_news_05"]
     assert all(d.dataset == "cleanportaleval" and d.url for d in docs)

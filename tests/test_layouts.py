@@ -80,7 +80,7 @@ def test_group_pages_edge_cases():
 
 
 def _grouped_by_scikit_learn(path_sets, distance):  # type: ignore[no-untyped-def]
-    """What group_pages computed with scikit-learn's clustering (before the sixth session), relabelled the same."""
+    """group_pages computed with scikit-learn's clustering (the reference it must match), relabelled the same."""
     from sklearn.cluster import AgglomerativeClustering
     from sklearn.metrics import pairwise_distances
     from sklearn.preprocessing import MultiLabelBinarizer
@@ -167,7 +167,7 @@ def test_layout_learner_is_sklearn_style_and_order_independent():
 def test_the_canonical_key_is_the_same_compiled_or_not(monkeypatch):
     # the compiled stream and the Python one are the same bytes: the same digest (and so the same order of pages,
     # whichever is installed); the pages' text holds curly quotes, accents and a character above the BMP; the key
-    # is the one the code of the sixth session computed (four SHA-1 updates per block)
+    # is pinned: stored templates' page order depends on it (four SHA-1 updates per block)
     import hashlib
 
     from fce import features

@@ -1,5 +1,6 @@
 """fce.pipeline: template vs fallback decisions, the Extractor over a store, golden outputs on the example site."""
 
+import dataclasses
 import gc
 import os
 import weakref
@@ -65,9 +66,8 @@ def test_empty_template_extraction_falls_back():
     pages = site_pages()
     template = TemplateLearner("news.test").fit([p for _, p in pages[:20]]).template_
     g, page = pages[25]
-    # every known path, but no content path: the template extracts nothing
-    hollow = type(template)(**{**template.__dict__, "content_paths": {}})
-    hollow.__dict__.pop("path_set", None)
+    # every known path boilerplate, no content path: the template extracts nothing
+    hollow = dataclasses.replace(template, content_paths={}, noise_paths=frozenset(template.known_paths))
     result = extract(page, Detector(hollow))
     assert result.fallback_reason == "empty" and result.text
 
@@ -197,3 +197,117 @@ def test_blocks_for_reads_the_template_and_the_fallback():
     assert blocks_for(paper, None) == "paper" and blocks_for(paper, "mainblock") is None  # two styles: the tree
     assert blocks_for(None, "plain") == "qualified" and blocks_for(None, "ccb") is None
     assert parse_blocks("mainblock") == parse_blocks(None) == "qualified" and parse_blocks("density") is None
+
+
+def test_a_template_that_keeps_a_sliver_of_the_page_is_overruled():
+    """A page the template reads wrongly: its selection keeps one short box while the paths it keeps hold ten
+    times more text (here a long list whose items are mostly link text, which the scoring passes over). The check
+    runs the fallback, the result says why and with which figures, and the store counts it as overruled."""
+    from fce.pipeline import CHECK_MIN_SHARE, OutcomeBatch, outcome_of
+    from fce.template import LearnParams, Template
+    from templates_store import OVERRULED, MemoryStore
+
+    lead = "The council approved the harbor budget after a long debate about the cost of the new ferry. " * 4
+    items = "".join(f'<li><a href="/{i}">{"Read the whole story about the harbor and its ferries " * 2}</a> '
+                    f"more</li>" for i in range(40))
+    html = f'<html><body><div class="a"><p>{lead}</p></div><div class="b"><ul>{items}</ul></div></body></html>'
+    page = parse_page(html.encode())
+    paths = {"HTML.BODY.DIV[.a].P": 5, "HTML.BODY.DIV[.b].UL.LI": 5}
+    template = Template(site="s.test", content_paths=paths, noise_blocks=(), known_paths=paths, n_pages=5,
+                        params=LearnParams(0.9, 0.05, 2, 0.0, "recursive", "qualified", 0.3), learned_at="",
+                        noise_paths=frozenset())
+    alone = Detector(template).match(page)
+    assert 0 < alone.chars < CHECK_MIN_SHARE * sum(len(t) for t in (lead.strip(), items))
+    result = extract(page, Detector(template))
+    assert result.fallback_reason == "check" and result.method == DEFAULT_FALLBACK
+    check = result.check
+    assert check is not None and (check.winner, check.rule) == ("fallback", "kept-too-little")
+    assert check.template_chars == alone.chars and check.expected_chars > 10 * check.template_chars
+    assert check.fallback_chars == len(result.text)
+    assert result.to_dict()["check"]["rule"] == "kept-too-little"
+    assert outcome_of(result) == OVERRULED
+    store = MemoryStore()
+    store.put("s.test", template.to_json())
+    batch = OutcomeBatch(store)
+    batch.add("s.test", 1, result)
+    batch.flush()
+    assert store.counters(["s.test"])["s.test"].overruled == 1
+
+
+def test_without_a_fallback_nothing_is_checked():
+    pages = site_pages()
+    template = TemplateLearner("news.test").fit([p for _, p in pages[:20]]).template_
+    result = extract(pages[25][1], Detector(template), fallback=None)
+    assert result.method == "template" and result.check is None
+
+
+def test_counts_a_store_refuses_are_kept_and_retried(monkeypatch):
+    import fce.pipeline
+    from fce.extraction import Extraction
+    from fce.pipeline import OutcomeBatch
+    from templates_store import MemoryStore, StoreUnavailable
+
+    class Flaky(MemoryStore):  # a fake of one method: the first two writes of counts fail
+        failures = 2
+
+        def record(self, site, outcomes, *, version=None):  # type: ignore[no-untyped-def]
+            if self.failures:
+                self.failures -= 1
+                raise StoreUnavailable("connection lost", url="memory://")
+            return super().record(site, outcomes, version=version)
+
+    store = Flaky()
+    store.put("s.test", "t")
+    fit = Extraction(text="x", method="template")
+    batch = OutcomeBatch(store, size=10**6)
+    for _ in range(5):
+        batch.add("s.test", 1, fit)
+    batch.flush()  # refused: kept
+    assert batch.dropped == 0 and store.counters(["s.test"])["s.test"].fits == 0
+    batch.add("s.test", 1, fit)
+    batch.flush(final=True)  # refused once more, then written
+    assert batch.dropped == 0 and store.counters(["s.test"])["s.test"].fits == 6
+
+    store.failures = 10**6  # gone for good: the last flush gives the counts up, and says so
+    monkeypatch.setattr(fce.pipeline, "RECORD_RETRY_DELAY", 0.0)
+    batch.add("s.test", 1, fit)
+    batch.flush(final=True)
+    assert batch.dropped == 1 and "connection lost" in str(batch.error)
+
+
+COMMENTED = ("<html><body><main><article><h1>Harbour plan approved</h1>"
+             + "<p>The council met on Monday, and after a long debate, it approved the plan for the harbour.</p>" * 4
+             + "</article><div id='comments'>"
+             + "<div class='comment-body'><p>A reader says: this plan is long overdue, and welcome news.</p></div>" * 3
+             + "</div></main></body></html>")
+
+
+def test_comments_are_a_field_of_their_own_whatever_extracted_the_page():
+    page = parse_page(COMMENTED.encode())
+    plain = extract(page, None)
+    assert plain.comments is None and "A reader says" not in plain.text
+    assert plain.page_type == "article" and plain.page_type_reason is not None
+    found = extract(page, None, comments=True)
+    assert found.text == plain.text and found.comments.count("A reader says") == 3
+    lqf = extract(page, None, fallback="lqf", comments=True)  # a method that keeps them, and does not say
+    assert "A reader says" in lqf.text and lqf.comments == "" and lqf.page_type is None  # none left over
+
+
+def test_template_results_give_comments_and_no_page_kind(example_template):
+    page = parse_page(sorted((EXAMPLE / "new").glob("*.html"))[0].read_bytes())  # a page with reader comments
+    result = extract(page, example_template, comments=True)
+    assert result.method == "template" and result.page_type is None
+    assert result.comments.startswith("Comments (") and " ago\n" in result.comments
+    assert " ago" not in result.text
+
+
+def test_a_page_read_from_its_noscript_is_rendered_as_paragraphs():
+    article = "<p>The council met on Monday, and after a long debate, it approved the plan for the harbour.</p>" * 4
+    page = parse_page(f"<html><body><div id='app'></div><noscript><h1>Plan *approved*</h1>{article}</noscript>"
+                      "</body></html>".encode())
+    result = extract(page, None, output="markdown", comments=True)
+    assert result.info.get("noscript") and result.comments == ""
+    assert result.markdown.split("\n\n")[0] == "Plan \\*approved\\*"  # its text, escaped, a paragraph a line
+    assert len(result.markdown.split("\n\n")) == len(result.text.splitlines())
+    html = extract(page, None, output="html").html
+    assert html.startswith("<p>Plan *approved*</p>\n<p>The council")

@@ -265,6 +265,17 @@ def test_recent_is_a_sliding_window(store: TemplateStore) -> None:
     assert store.counters(["example.com"])["example.com"].recent == "1" * RECENT_WINDOW
 
 
+def test_overruled_detections_are_counted_apart(store: TemplateStore) -> None:
+    store.put("example.com", "t")
+    assert store.record("example.com", "1201", version=1) is True
+    assert store.record("example.com", "22") is True
+    got = store.counters(["example.com"])["example.com"]
+    assert (got.fits, got.fallbacks, got.overruled, got.recent) == (2, 1, 3, "120122")
+    assert got.recent_overruled == 3 and got.recent_fit_rate == 2 / 6
+    store.put("example.com", "t2")  # a new template starts afresh
+    assert store.counters(["example.com"])["example.com"].overruled == 0
+
+
 def test_counters_belong_to_the_stored_version(store: TemplateStore) -> None:
     assert store.record("example.com", "1") is False  # no template: nothing counted
     store.put("example.com", "v1")
@@ -289,8 +300,8 @@ def test_counters_expire_with_the_template(store: TemplateStore) -> None:
     assert store.counters(["short.com"]) == {}
 
 
-@pytest.mark.parametrize(("outcomes", "error"), [("1x0", ValueError), ("yes", ValueError), (b"10", TypeError),
-                                                  (1, TypeError)])
+@pytest.mark.parametrize(("outcomes", "error"), [("1x0", ValueError), ("yes", ValueError), ("13", ValueError),
+                                                  (b"10", TypeError), (1, TypeError)])
 def test_bad_outcomes_are_refused(store: TemplateStore, outcomes, error) -> None:
     store.put("example.com", "t")
     with pytest.raises(error):

@@ -9,6 +9,7 @@ import sqlite3
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -240,7 +241,27 @@ def test_a_version_1_file_gains_the_counters_table(tmp_path: Path) -> None:
     with SQLiteStore(path) as store:
         assert store.get("example.com").version == 3
         assert store.record("example.com", "01", version=3) is True
-        assert (store.counters(["example.com"])["example.com"].fits, SCHEMA_VERSION) == (1, 2)
+        assert (store.counters(["example.com"])["example.com"].fits, SCHEMA_VERSION) == (1, 3)
+
+
+def test_a_version_2_file_gains_the_overruled_column(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.executescript("CREATE TABLE templates (site TEXT PRIMARY KEY NOT NULL, payload TEXT NOT NULL, "
+                       "version INTEGER NOT NULL, updated_at REAL NOT NULL, expires_at REAL);"
+                       "CREATE TABLE counters (site TEXT PRIMARY KEY NOT NULL, version INTEGER NOT NULL, "
+                       "fits INTEGER NOT NULL, fallbacks INTEGER NOT NULL, recent TEXT NOT NULL);"
+                       "INSERT INTO templates VALUES ('example.com', '{}', 3, 1.0, NULL);"
+                       "INSERT INTO counters VALUES ('example.com', 3, 5, 1, '111101');"
+                       "PRAGMA user_version = 2;")
+    conn.close()
+    with SQLiteStore(path) as store:
+        before = store.counters(["example.com"])["example.com"]
+        assert (before.fits, before.fallbacks, before.overruled, before.recent) == (5, 1, 0, "111101")
+        assert store.record("example.com", "0122", version=3) is True
+        after = store.counters(["example.com"])["example.com"]
+        assert (after.fits, after.fallbacks, after.overruled, after.recent) == (6, 2, 2, "1111010122")
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
 
 
 @pytest.mark.parametrize("layout", ["parent is a file", "path is a directory"])
@@ -325,3 +346,43 @@ def test_url_of_the_store(tmp_path: Path) -> None:
     assert store.url == f"sqlite://{(tmp_path / 'my%20file.db').as_posix()}?timeout=2&ttl=60"
     again = open_store(store.url)
     assert (again.path, again.busy_timeout, again.default_ttl) == (store.path, 2.0, 60.0)
+
+
+def _mount_full_tmpfs(where: Path) -> bool:
+    """A small tmpfs at ``where`` (root only); False where it cannot be mounted."""
+    import shutil
+    import subprocess
+
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        return False
+    where.mkdir()
+    return subprocess.run(["mount", "-t", "tmpfs", "-o", "size=160k", "tmpfs", str(where)],
+                          capture_output=True).returncode == 0
+
+
+def test_a_full_disk_still_reads(tmp_path: Path) -> None:
+    import subprocess
+
+    disk = tmp_path / "disk"
+    if not _mount_full_tmpfs(disk):
+        pytest.skip("needs root to mount a small tmpfs")
+    try:
+        path = disk / "t.db"
+        with SQLiteStore(path) as store:
+            store.put("example.com", "payload")
+        (disk / "t.db-shm").unlink(missing_ok=True)
+        (disk / "t.db-wal").unlink(missing_ok=True)
+        fill = os.open(disk / "fill", os.O_WRONLY | os.O_CREAT)
+        try:  # fill the disk to its last byte
+            with suppress(OSError):
+                while True:
+                    os.write(fill, b"\0" * 4096)
+        finally:
+            os.close(fill)
+        with SQLiteStore(path) as store:
+            assert store.get("example.com").payload == "payload"  # a read needs no room
+            assert store.record("example.com", "1") is False  # counts are not taken, without an error
+            with pytest.raises(StoreUnavailable, match="cannot be written"):
+                store.put("example.com", "new")
+    finally:
+        subprocess.run(["umount", str(disk)], capture_output=True)

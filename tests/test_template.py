@@ -7,7 +7,7 @@ import pytest
 
 from fce.errors import TemplateError
 from fce.learn import TemplateLearner
-from fce.template import TEMPLATE_SCHEMA, SiteTemplates, Template
+from fce.template import LAYOUT_SCHEMA, TEMPLATE_SCHEMA, SiteTemplates, Template
 from tests._sites import site_pages
 
 
@@ -25,7 +25,7 @@ def test_round_trip(template):
 def test_json_is_stable_and_sorted(template):
     data = json.loads(template.to_json())
     assert list(data) == sorted(data)
-    assert data["schema"] == 1 and data["site"] == "tpl.test" and data["n_pages"] == 12
+    assert data["schema"] == LAYOUT_SCHEMA == 3 and data["site"] == "tpl.test" and data["n_pages"] == 12
 
 
 def test_frozen(template):
@@ -64,7 +64,7 @@ def record(template):
 
 def test_site_record_round_trip(record):
     data = json.loads(record.to_json())
-    assert data["schema"] == TEMPLATE_SCHEMA == 2 and [t["schema"] for t in data["layouts"]] == [1, 1]
+    assert data["schema"] == TEMPLATE_SCHEMA == 2 and [t["schema"] for t in data["layouts"]] == [3, 3]
     again = SiteTemplates.from_json(record.to_json(), site="tpl.test")
     assert again.to_json() == record.to_json() and len(again.layouts) == 2
     assert again.layouts[1].path_set == record.layouts[1].path_set
@@ -81,7 +81,7 @@ def test_a_schema_1_payload_is_a_one_layout_site(template):
 @pytest.mark.parametrize(
     ("payload", "message"),
     [
-        ('{"schema": 3}', "schema 3 is not supported"),
+        ('{"schema": 4}', "schema 4 is not supported"),
         ('{"schema": 2, "site": "tpl.test"}', "corrupt"),
         ('{"schema": 2, "site": "tpl.test", "n_pages": 1, "learned_at": "", "layouts": []}', "corrupt"),
         ('{"schema": 2, "site": "tpl.test", "n_pages": 1, "learned_at": "", "layouts": [{"schema": 1}]}',

@@ -7,8 +7,8 @@ never exits by itself.
 
 from __future__ import annotations
 
-import importlib.util
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -30,7 +30,8 @@ from fce.evaluation.harness import (
 )
 from fce.evaluation.measures import BLOCK, TEXT_MEASURES, WORD
 from fce.evaluation.peers import peer_names
-from fce.evaluation.report import render_table, write_rows, write_summary_tsv
+from fce.evaluation.report import compare_template, render_comparison, render_table, write_rows, write_summary_tsv
+from fce.extras import install_hint, require
 from fce.learn import MIN_PAGES
 from fce.pipeline import DEFAULT_FALLBACK
 
@@ -73,7 +74,7 @@ def eval_command(
             "--peer",
             metavar="NAME",
             help=f"Another extractor to compare (repeatable): {', '.join(peer_names())}. "
-            "Needs: pip install 'fce[peers]'.",
+            f"Needs: {install_hint('peers')}.",
             show_default=False,
         ),
     ] = None,
@@ -165,14 +166,17 @@ def eval_command(
         raise typer.BadParameter(f"must be one of {', '.join(COMPARISONS)}", param_hint="--table2-ce")
     if measure not in _MEASURES:
         raise typer.BadParameter(f"unknown measure {measure!r}; one of {', '.join(_MEASURES)}", param_hint="--measure")
-    if plots is not None and importlib.util.find_spec("matplotlib") is None:
-        raise typer.BadParameter("charts need matplotlib: pip install 'fce[plots]'", param_hint="--plots")
+    if plots is not None:
+        require("matplotlib", "plots", "fce eval --plots")  # before any page is read
     for path in (out, summary):
         if path is not None and path.is_dir():
             raise typer.BadParameter(f"{path} is a directory; give a file name")
+    methods = list(method or (DEFAULT_FALLBACK,))
+    if template and fallback not in methods:
+        methods.append(fallback)  # fce without a template, beside the template mode on the same pages
     result = evaluate(
         packages,
-        methods=method or (DEFAULT_FALLBACK,),
+        methods=methods,
         template=template,
         folds=folds,
         peers=peer or (),
@@ -186,7 +190,8 @@ def eval_command(
     )
     if not result.rows:
         raise SourceError(f"no pages (.html files) found in {', '.join(map(str, packages))}")
-    typer.echo(_report(result, measure=measure, by_site=by_site, min_learn=min_learn))
+    typer.echo(_report(result, measure=measure, by_site=by_site, min_learn=min_learn, fallback=fallback,
+                       peers=peer or ()))
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         write_rows(result.rows, out)
@@ -214,7 +219,8 @@ def eval_command(
     typer.echo(f"wall time: {time.perf_counter() - started:.1f} s (evaluation {result.wall_seconds:.1f} s)")
 
 
-def _report(result: EvalResult, *, measure: str, by_site: bool, min_learn: int) -> str:
+def _report(result: EvalResult, *, measure: str, by_site: bool, min_learn: int, fallback: str,
+            peers: Sequence[str]) -> str:
     """The console report: the summary table(s), BF for the template mode, the time table, notes."""
 
     def table(by: bool) -> str:
@@ -224,6 +230,13 @@ def _report(result: EvalResult, *, measure: str, by_site: bool, min_learn: int) 
     parts = [f"{measure} F1 per dataset and method", table(False)]
     if by_site:
         parts += [f"{measure} F1 per site and method", table(True)]
+    if TEMPLATE_METHOD in result.methods and measure != BLOCK:
+        others = [m for m in result.methods if m != TEMPLATE_METHOD]
+        lines = compare_template(result.rows, others, baseline=fallback, measure=measure)
+        if not by_site:
+            lines = [x for x in lines if x.site is None]
+        parts += [f"the template mode beside fce without a template ({fallback}) and the other extractors, on the "
+                  f"pages it scored ({measure} F1; site-macro per dataset)", render_comparison(lines, peers)]
     if measure != BLOCK and any(BLOCK in row.measures for row in result.rows):
         blocks = [s for s in result.summary(BLOCK) if s.n]
         parts += ["block F1 (BF) of the template mode", render_table(blocks)]

@@ -22,6 +22,7 @@ package directory and its parent. ``doc_id`` is the stem. Documents come sorted 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -56,7 +57,8 @@ class GoldStatus(StrEnum):
 
     OK = "ok"
     MISSING = "missing_gold"  # no <stem>.txt
-    EMPTY = "empty_gold"  # a <stem>.txt with only whitespace (CleanEval has 7: pages without main content)
+    EMPTY = "empty_gold"  # a <stem>.txt with only whitespace or an HTML comment (CleanEval has 7, CleanPortalEval 2:
+    # pages without main content; CleanPortalEval says so in a comment, "<!-- this page contains no article -->")
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +120,11 @@ def _read_meta(path: Path) -> dict[str, Any]:
     return meta
 
 
+#: HTML comments in a gold text: an annotator's note (that the page has no main content), not words to score; gold
+#: of nothing else is empty (scoring the note's words would score every extractor 0 there).
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+
+
 def _document(html_path: Path, package_dir: Path) -> Document:
     stem = html_path.stem
     candidate = html_path.with_name(stem + GOLD_SUFFIX)
@@ -126,7 +133,7 @@ def _document(html_path: Path, package_dir: Path) -> Document:
     gold_path: Path | None = candidate
     if not candidate.is_file():
         gold_path, status = None, GoldStatus.MISSING
-    elif not _read_text(candidate).strip():
+    elif not _COMMENT.sub("", _read_text(candidate)).strip():
         status = GoldStatus.EMPTY
     else:
         status = GoldStatus.OK

@@ -38,12 +38,16 @@ from fce.evaluation.measures import BLOCK, PRF, TEXT_MEASURES, WORD, mean, site_
 __all__ = [
     "BYTES_PER_KB",
     "FIXED_COLUMNS",
+    "TEMPLATE_LOSS_MARGIN",
     "EvalRow",
     "Summary",
+    "TemplateComparison",
+    "compare_template",
     "kilobytes",
     "read_jsonl",
     "read_rows",
     "read_tsv",
+    "render_comparison",
     "render_table",
     "summarise",
     "write_jsonl",
@@ -349,3 +353,85 @@ def write_summary_tsv(summaries: Iterable[Summary], path: str | PathLike[str]) -
                 ["" if v is None else repr(v) if isinstance(v, float) else str(v) for v in values]
             )
     return out
+
+
+# ------------------------------------------------------------------------------------------------------------
+# The template mode against the single-page extractors, on the same pages
+# ------------------------------------------------------------------------------------------------------------
+
+#: A page counts as one where the template lost when its F1 is more than this below the no-template result.
+TEMPLATE_LOSS_MARGIN = 0.3
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateComparison:
+    """The template mode beside the other extractors on exactly the pages it scored, for one site (``site`` set)
+    or one dataset (``site is None``: means over sites, site-macro), under one measure.
+
+    ``f1`` maps each extractor (``template``, then the others in the order asked) to its mean F1 on those pages;
+    ``losses`` counts the pages where the template's F1 is more than :data:`TEMPLATE_LOSS_MARGIN` below
+    ``baseline``'s (fce without a template); ``n`` is the pages compared, ``n_sites`` the sites."""
+
+    dataset: str
+    site: str | None
+    measure: str
+    baseline: str
+    n: int
+    n_sites: int
+    f1: dict[str, float]
+    losses: int
+
+
+def compare_template(rows: Iterable[EvalRow], methods: Sequence[str], *, baseline: str, measure: str = WORD,
+                     template: str = "template") -> list[TemplateComparison]:
+    """Per site and per dataset (:class:`TemplateComparison`), the pages scored by ``template`` and by every
+    extractor of ``methods``: their mean F1 on those pages, and the template's losses against ``baseline``."""
+    scores: dict[tuple[str, str, str], dict[str, float]] = {}
+    for row in rows:
+        if measure in row.measures:
+            scores.setdefault((row.dataset, row.site, row.doc_id), {})[row.method] = row.measures[measure].f1
+    wanted = [template, *(m for m in methods if m != template)]
+    by_site: dict[tuple[str, str], list[dict[str, float]]] = {}
+    for (dataset, site, _), page in sorted(scores.items()):
+        if all(m in page for m in wanted):
+            by_site.setdefault((dataset, site), []).append(page)
+    out = []
+    datasets: dict[str, list[TemplateComparison]] = {}
+    for (dataset, site), pages in by_site.items():
+        losses = sum(p[template] < p[baseline] - TEMPLATE_LOSS_MARGIN for p in pages) if baseline in wanted else 0
+        line = TemplateComparison(dataset, site, measure, baseline, len(pages), 1,
+                                  {m: mean(p[m] for p in pages) for m in wanted}, losses)
+        out.append(line)
+        datasets.setdefault(dataset, []).append(line)
+    for dataset, lines in sorted(datasets.items()):
+        out.append(TemplateComparison(dataset, None, measure, baseline, sum(x.n for x in lines), len(lines),
+                                      {m: mean(x.f1[m] for x in lines) for m in wanted}, sum(x.losses for x in lines)))
+    return sorted(out, key=lambda x: (x.dataset, x.site is None, x.site or ""))
+
+
+def render_comparison(lines: Sequence[TemplateComparison], peers: Sequence[str] = ()) -> str:
+    """A fixed-width table of :func:`compare_template`: per dataset (and site), the pages, each extractor's F1,
+    the template's lead over the baseline and over the best of ``peers`` (the other extractors when none is
+    named), and the template's losses."""
+    if not lines:
+        return "no page was scored by the template mode and every extractor\n"
+    methods = list(lines[0].f1)
+    baseline = lines[0].baseline
+    others = [m for m in methods[1:] if m in peers] or methods[1:]
+    best_of = "best peer" if any(m in peers for m in methods) else "best other"
+    header = ["dataset", "site", "pages", *methods, f"vs {baseline}", f"vs {best_of}",
+              f"losses>{TEMPLATE_LOSS_MARGIN}"]
+    body = []
+    for x in lines:
+        template = x.f1[methods[0]]
+        best = max((x.f1[m] for m in others), default=math.nan)
+        body.append([x.dataset, x.site or "(site-macro)", str(x.n), *(_cell(x.f1[m], ".3f") for m in methods),
+                     _cell(template - x.f1[baseline], "+.3f") if baseline in x.f1 else "-",
+                     _cell(template - best, "+.3f"), f"{x.losses} ({x.losses / x.n:.1%})" if x.n else "0"])
+    widths = [max(len(r[i]) for r in (header, *body)) for i in range(len(header))]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths,
+                                                                                        strict=True))).rstrip()
+
+    return "\n".join([line(header), "  ".join("-" * w for w in widths), *(line(r) for r in body)]) + "\n"

@@ -1,0 +1,56 @@
+"""The vocabulary of page furniture: words in id/class names that mark comments, sidebars, bylines and the like,
+and words that mark content. Learning (:mod:`fce.learn`) and the ``mainblock`` scoring (:mod:`fce.methods.mainblock`)
+read the same lists, so they live below both.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["CONTENT_NAME_TOKENS", "NOISE_NAME_PARTS", "NOISE_NAME_TOKENS", "name_words", "noise_named"]
+
+#: Words in the id/class names of a qualified path that mark page furniture, not content. A block on such a path is
+#: never content while learning: comments, author boxes and "related" lists are unique per page, so repetition
+#: alone (ContentExtractor) calls them content. The same kind of name list readability and boilerpipe use.
+#: These match anywhere inside a name (``postcomments``, ``trb_embed_related``, ``datestamp``)…
+NOISE_NAME_PARTS = (
+    "comment", "disqus", "sidebar", "footer", "sponsor", "related", "promo", "breadcrumb", "newsletter",
+    "outbrain", "taboola", "stamp", "byline", "dateline", "signup", "subscribe", "trending", "popular", "advert",
+    "social", "sharing", "toolbar", "masthead", "cookie", "recirc", "recommend",
+)  # fmt: skip
+#: …these only as a whole name token (``ad`` must not match ``header`` or ``lead``).
+NOISE_NAME_TOKENS = frozenset({"ad", "ads", "wm", "tags", "share", "menu", "nav", "navbar", "navigation"})
+
+#: …unless the same element's names also hold one of these (``content-sidebar-wrap`` wraps the article too).
+CONTENT_NAME_TOKENS = frozenset({"content", "article", "main", "body", "entry", "post", "story", "hentry"})
+
+#: :data:`NOISE_NAME_PARTS` as one pattern (one C call where a generator over the parts made ~26 Python steps).
+_FURNITURE_PART = re.compile("|".join(map(re.escape, NOISE_NAME_PARTS)))
+_QUALIFIER = re.compile(r"([A-Z][A-Z0-9]*)\[([^\]]*)\]")
+_NAME_SPLIT = re.compile(r"[\s#.\-_:]+")
+
+
+def name_words(qualifier: str) -> tuple[bool, bool]:
+    """For one element's id/class names (``#main .story``): whether they hold a content word
+    (:data:`CONTENT_NAME_TOKENS`) and whether they hold a furniture word (:data:`NOISE_NAME_PARTS`,
+    :data:`NOISE_NAME_TOKENS`)."""
+    names = qualifier.lower()
+    tokens = set(_NAME_SPLIT.split(names))
+    furniture = bool(tokens & NOISE_NAME_TOKENS) or _FURNITURE_PART.search(names) is not None
+    return bool(tokens & CONTENT_NAME_TOKENS), furniture
+
+
+def noise_named(path: str) -> bool:
+    """True when the nearest element on ``path`` (from the block up, ``HTML`` and ``BODY`` excluded) whose id/class
+    names are telling holds a furniture word (:data:`NOISE_NAME_PARTS`, :data:`NOISE_NAME_TOKENS`) rather than a
+    content word (:data:`CONTENT_NAME_TOKENS`). The nearest telling name wins: comments inside ``#article`` are
+    furniture, an article inside ``#content-sidebar-wrap`` or ``<body class="ad-column">`` is not."""
+    for tag, qualifier in reversed(_QUALIFIER.findall(path)):
+        if tag in ("HTML", "BODY"):
+            continue
+        content, furniture = name_words(qualifier)
+        if content:
+            return False
+        if furniture:
+            return True
+    return False
