@@ -16,7 +16,7 @@ What is measured, in one run:
 * **sequential** — one keep-alive connection, one request at a time, each right after the same page's
   in-process detection (so both see the same load from other jobs): the latency of each page's request, and the
   *overhead* = latency − in-process time of the same page (median over ``--rounds`` per page; the table gives
-  its median and p99 over pages). The issue's target is overhead ≤ 1 ms at p50;
+  its median and p99 over pages). The target is overhead ≤ 1 ms at p50;
 * **HTTP overhead** — the latency of each sequential request minus the server's own time on the page (reading
   the JSON body excluded; parsing, extracting, encoding the answer included), which the server reports in a
   ``Server-Timing`` header: measured in the same process at the same moment, so other jobs on the machine move it
@@ -37,10 +37,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -49,25 +47,19 @@ from pathlib import Path
 
 import httpx
 
+from tests._serving import running_serve
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "site"
 
 #: ``GET /healthz`` requests per round for the HTTP floor (enough for 1 s of server CPU at ~2 ms each).
 HEALTHZ_PER_ROUND = 200
 
-#: Seconds the server may take to answer /healthz after start (imports take ~3 s on the shared 2-core machine).
-STARTUP_TIMEOUT = 60.0
 
 
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _pages(example: bool) -> tuple[dict[str, list[bytes]], list[tuple[str, bytes]], str]:
@@ -163,25 +155,6 @@ def _server_ms(response: httpx.Response) -> float:
     return float(response.headers["server-timing"].split("dur=", 1)[1])
 
 
-def _start(store: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = _free_port()
-    out = log.open("wb")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "fce", "--store", store, "serve", "--port", str(port), "--log-level", "warning"],
-        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=out, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    while True:
-        try:
-            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                return process, base
-        except httpx.TransportError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            raise SystemExit(f"fce serve did not start: {log.read_text()[-2000:]}")
-        time.sleep(0.1)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3, help="passes over the pages (per-page medians)")
@@ -207,8 +180,8 @@ def main(argv: list[str] | None = None) -> int:
                 template = learn_template([parse_page(p) for p in pages], site)
                 store.put(site, template.to_json())
                 detectors[site] = Detector(template)
-        process, base = _start(store_url, Path(tmp) / "serve.log")
-        try:
+        with running_serve(Path(tmp), "--log-level", "warning", store=store_url) as server:
+            process, base = server.process, server.base
             inproc: list[list[float]] = [[] for _ in detect]
             seq: list[list[float]] = [[] for _ in detect]
             in_server: list[float] = []  # latency − the server's own time on the page (Server-Timing), per request
@@ -274,9 +247,6 @@ def main(argv: list[str] | None = None) -> int:
             wall = time.perf_counter() - t0
             wrk1 = _wrk(base, bodies, 1, args.wrk_seconds, tmp)
             wrkc = _wrk(base, bodies, args.concurrency, args.wrk_seconds, tmp)
-        finally:
-            process.terminate()
-            process.wait(timeout=10)
 
     sizes = sorted(len(p) for _, p in detect)
     n_seq = args.rounds * len(detect)
