@@ -47,6 +47,7 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` and ``fce`` imp
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import common  # noqa: E402
+from fce.extras import install_hint  # noqa: E402
 from fce.ingest import DEFAULT_MIN_PAGES  # noqa: E402
 
 DATASETS = ("msv-big9", "cleanportaleval", "scrapinghub", "l3s-gn1", "cleaneval")
@@ -175,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         import trafilatura  # noqa: F401
     except ImportError:
-        print("ingest bench: trafilatura is not installed (pip install 'fce[peers]'); skipped")
+        print(f"ingest bench: trafilatura is not installed ({install_hint('peers')}); skipped")
         return 0
     with tempfile.TemporaryDirectory(prefix="fce-ingest-bench-") as tmp:
         work = Path(tmp)

@@ -23,20 +23,24 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from typer.core import TyperGroup
 
-from fce import __version__
 from fce.cliutil import parse_size as _size
-from fce.errors import FceError, StoreFailure, TemplateNotFoundError
+from fce.errors import FceError, MissingExtraError, StoreFailure, TemplateNotFoundError
+from fce.extras import install_hint
 from fce.fetch import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, FetchOptions
+from fce.kinds import OutputFormat
 from fce.learn import DEFAULT_RULES, RULES
 from fce.limits import DEFAULT_PAGE_TIMEOUT
 from fce.parse import MAX_PAGE_BYTES
 from fce.pipeline import DEFAULT_FALLBACK
-from fce.sites import normalize_site
+from fce.render import text_html, text_markdown
+from fce.sites import normalize_site, printable_site, stored_site_names
+from fce.version import __version__
 
 if TYPE_CHECKING:
     from templates_store import TemplateStore
@@ -175,8 +179,27 @@ def _state(ctx: typer.Context) -> _State:
 
 
 class Format(StrEnum):
+    """``fce sites``'s output."""
+
     text = "text"
     json = "json"
+
+
+class DetectFormat(StrEnum):
+    """``fce detect``'s output (:class:`fce.kinds.OutputFormat`)."""
+
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+    html = "html"
+
+
+#: ``fce detect --output-dir``: the file extension per format.
+OUTPUT_SUFFIXES = {"text": ".txt", "json": ".json", "markdown": ".md", "html": ".html"}
+
+#: At least this many pages, written while stderr is a terminal and stdout is not (a file, --output-dir, a pipe),
+#: get a progress bar on stderr: a batch long enough to wonder how far it is.
+PROGRESS_MIN_PAGES = 20
 
 
 StoreOpt = Annotated[
@@ -272,6 +295,7 @@ def learn(
 
     if rules not in RULES:
         raise typer.BadParameter(f"must be one of {', '.join(RULES)}", param_hint="--rules")
+    site = None if site is None else normalize_site(site)  # an unusable name fails before anything is read
     target = _state(ctx).store(store)
     target.ping()  # fail before fetching and learning, not after
     update, close = _progress("reading")
@@ -284,6 +308,9 @@ def learn(
     for warning in result.warnings:
         typer.echo(f"fce: warning: {_one_line(warning)}", err=True)
     record = result.record
+    for copy in record.extra.get("duplicates", ()):
+        typer.echo(f"fce: note: {_one_line(copy['page'])}: left out, a copy of {_one_line(copy['copy_of'])} "
+                   f"({copy['reason']})", err=True)
     before = next(iter(site_rows(target, [record.site])), None)
     # compare-and-set on the version just read: a relearn by someone else in between is not overwritten
     version = save_template(target, record, expected_version=0 if before is None else before["version"])
@@ -296,12 +323,16 @@ def learn(
                     + (" (stale" if before["stale"] else " (not stale")
                     + ("" if rate is None else f", recent fit rate {rate:.2f} over {before['recent']} pages")
                     + ")")
+    copies = record.extra.get("duplicates", ())
+    dropped = f" ({len(copies)} copies of another page left out)" if copies else ""
+    titled = sum(t.title_path is not None for t in record.layouts)
     typer.echo(
         f"site:           {record.site}\n"
-        f"pages used:     {record.n_pages}{skipped}\n"
+        f"pages used:     {record.n_pages}{skipped}{dropped}\n"
         f"layouts:        {len(record.layouts)} ({sizes} pages)\n"
         f"content paths:  {len({p for t in record.layouts for p in t.content_paths})}\n"
         f"noise blocks:   {sum(len(t.noise_blocks) for t in record.layouts)}\n"
+        f"headline path:  {titled} of {len(record.layouts)} layout(s)\n"
         f"learn time:     {result.seconds:.2f} s\n"
         f"store:          {target.url}"
         f"{replaced}\n"
@@ -319,10 +350,21 @@ def detect(
         metavar="SITE", help="Site of every page; default: each page's URL, canonical link or og:url.",
     )] = None,
     store: StoreOpt = None,
-    fmt: Annotated[Format, typer.Option(
-        "--format", metavar="text|json",
-        help="text: the content only, pages separated by a blank line; json: one object per line per page.",
-    )] = Format.text,
+    fmt: Annotated[DetectFormat, typer.Option(
+        "--format", metavar="text|json|markdown|html",
+        help="text: the content, a line per block; json: one object per line per page, with the page's metadata; "
+             "markdown: headings, lists, tables, code and emphasis; html: clean semantic HTML. Several pages: each "
+             "after a line naming it (==> page <== for text, a comment for markdown and html).",
+    )] = DetectFormat.text,
+    links: Annotated[bool, typer.Option(
+        "--links", help="Keep links in markdown output ([text](url)); html output always keeps them.")] = False,
+    comments: Annotated[bool, typer.Option(
+        "--comments", help="Keep the page's reader comments, which the content leaves out: after the content "
+                           "(text, markdown, html: after a rule), as the field comments in json.")] = False,
+    output_dir: Annotated[Path | None, typer.Option(
+        "--output-dir", metavar="DIR", show_default=False,
+        help="Write each page to its own file in DIR, named after the input (page.html -> page.md), instead of "
+             "standard output.")] = None,
     method: Annotated[str | None, typer.Option(
         metavar="NAME", help="Run only this single-page method (see `fce methods`); no template store used.",
     )] = None,
@@ -342,12 +384,17 @@ def detect(
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
     concurrency: ConcurrencyOpt = DEFAULT_CONCURRENCY,
     page_timeout: PageTimeoutOpt = DEFAULT_PAGE_TIMEOUT,
+    strict: Annotated[bool, typer.Option(
+        "--strict", help="A corrupt stored template, or a store that cannot be reached, fails the pages it concerns "
+                         "(exit 11 / 13) instead of their being extracted by the fallback.")] = False,
 ) -> None:
     """Extract the main content of pages, in document order, with their sites' templates.
 
     Every page gives one output record, in input order. A page that fails is reported on stderr (and, with
     --format json, as {"source", "error", "status"}); the others are still processed, and the exit status is
-    that of the first failed page.
+    that of the first failed page. A site whose stored template is corrupt, or every page once the store cannot
+    be reached, is extracted by the fallback (fallback_reason template-error / store-error) with one warning; a
+    store that could not be reached still ends the run with exit 13. --strict makes those pages errors.
     """
     from fce.detect import DETECTION_MODES, MIN_FIT
     from fce.service import detect_sources
@@ -359,6 +406,7 @@ def detect(
         raise typer.BadParameter(f"must be one of {', '.join(DETECTION_MODES)}", param_hint="--mode")
     if fallback is not None and no_fallback:
         raise typer.BadParameter("give --fallback or --no-fallback, not both", param_hint="--no-fallback")
+    site = None if site is None else normalize_site(site)  # an unusable name fails before anything is read
     target = None if method is not None else _state(ctx).store(store)
     results = detect_sources(  # checks the method names; reads nothing until iterated
         pages,
@@ -371,22 +419,103 @@ def detect(
         max_bytes=max_bytes,
         fetch=FetchOptions(concurrency=concurrency, timeout=timeout),
         page_timeout=page_timeout or None,
+        strict=strict,
+        metadata=fmt is DetectFormat.json,
+        output=OutputFormat(fmt.value),
+        links=links,
+        comments=comments,
     )
-    if target is not None:
-        target.ping()  # fail before fetching pages, not after
+    writer = _PageWriter(fmt, output_dir, several=len(pages) > 1 or output_dir is not None)
     first_error: FceError | None = None
-    written = 0
+    warned: set[str] = set()
     for result in results:
         if result.error is not None:
             _report(result.error)
             first_error = first_error or result.error
-        if fmt is Format.json:
-            typer.echo(json.dumps(result.to_dict(), ensure_ascii=False))
-        elif result.extraction is not None:
-            typer.echo(("\n" if written else "") + result.extraction.text)
-            written += 1
+        if result.problem is not None and str(result.problem) not in warned:
+            warned.add(str(result.problem))
+            reason = result.extraction.fallback_reason if result.extraction is not None else None
+            typer.echo(f"fce: warning: {_one_line(str(result.problem)).rstrip('.')}; extracted by the fallback instead "
+                       f"({reason})", err=True)
+            if isinstance(result.problem, StoreFailure):
+                first_error = first_error or result.problem
+        writer.write(result)
+    writer.close()
     if first_error is not None:
         raise typer.Exit(first_error.exit_code)
+
+
+class _PageWriter:
+    """Where ``fce detect`` writes each page's output: standard output, each page after a line naming it when there
+    may be several (as ``head`` does), or a file per page in ``output_dir``; a progress bar on stderr for a long
+    batch that is not written to the terminal (:data:`PROGRESS_MIN_PAGES`)."""
+
+    def __init__(self, fmt: DetectFormat, output_dir: Path | None, *, several: bool) -> None:
+        self.fmt = fmt
+        self.output_dir = output_dir
+        self.several = several
+        self.written = 0
+        self.names: set[str] = set()
+        self.bar: Any = None
+        self.count = 0
+        if output_dir is not None:
+            output_dir.mkdir(parents=True, exist_ok=True)
+
+    def write(self, result: Any) -> None:
+        self.count += 1
+        self._progress()
+        if self.fmt is DetectFormat.json:
+            body = json.dumps(result.to_dict(), ensure_ascii=False)
+        elif result.extraction is None:
+            return
+        else:
+            extraction = result.extraction
+            body = {DetectFormat.text: extraction.text, DetectFormat.markdown: extraction.markdown,
+                    DetectFormat.html: extraction.html}[self.fmt] or ""
+            if extraction.comments:
+                body = self._with_comments(body, extraction.comments)
+        if self.output_dir is not None:
+            (self.output_dir / self._file_name(result.source)).write_text(body + "\n", encoding="utf-8")
+            return
+        if self.fmt is not DetectFormat.json and self.several:
+            head = (f"==> {result.source} <==" if self.fmt is DetectFormat.text
+                    else f"<!-- {result.source.replace('--', '- -')} -->")
+            body = ("\n" if self.written else "") + head + "\n" + body
+        typer.echo(body)
+        self.written += 1
+
+    def _with_comments(self, body: str, comments: str) -> str:
+        """``body`` (the content) and the page's reader comments after it, set off as the format allows."""
+        if self.fmt is DetectFormat.markdown:
+            return f"{body}\n\n---\n\n{text_markdown(comments)}"
+        if self.fmt is DetectFormat.html:
+            return f"{body}\n<hr>\n{text_html(comments)}"
+        return f"{body}\n\n{comments}"
+
+    def _file_name(self, source: str) -> str:
+        """The file of ``source``'s output: its name without the extension (a URL's path, made safe), with this
+        format's suffix; ``-2``, ``-3`` … where two inputs share a name."""
+        stem = Path(source.split("?", 1)[0].rstrip("/")).name if source != "-" else "stdin"
+        stem = re.sub(r"[^\w.-]+", "_", Path(stem).stem)[:100] or "page"
+        name, n = stem, 1
+        while name in self.names:
+            n += 1
+            name = f"{stem}-{n}"
+        self.names.add(name)
+        return name + OUTPUT_SUFFIXES[self.fmt.value]
+
+    def _progress(self) -> None:
+        if self.bar is None and self.count == PROGRESS_MIN_PAGES and sys.stderr.isatty() and (
+                self.output_dir is not None or not sys.stdout.isatty()):
+            from tqdm import tqdm
+
+            self.bar = tqdm(initial=self.count, unit=" page", file=sys.stderr, leave=False, dynamic_ncols=True)
+        elif self.bar is not None:
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 sites_app = typer.Typer(
@@ -427,7 +556,7 @@ def sites(
         return
     header = {"site": "SITE", "version": "VERSION", "learned_at": "LEARNED_AT", "n_pages": "PAGES",
               "layouts": "LAYOUTS", "content_paths": "PATHS", "fits": "FITS", "fallbacks": "FALLBACKS",
-              "recent_fit_rate": "RECENT_FIT", "stale": "STALE"}
+              "overruled": "OVERRULED", "recent_fit_rate": "RECENT_FIT", "stale": "STALE"}
 
     def cells(r: dict[str, Any]) -> dict[str, Any]:
         rate = r["recent_fit_rate"]
@@ -437,7 +566,7 @@ def sites(
                 "recent_fit_rate": "-" if rate is None else f"{rate:.2f}/{r['recent']}",
                 "stale": "stale" if r["stale"] else "-"}
 
-    table = [header] + [cells(r) for r in rows]
+    table = [header] + [{**cells(r), "site": printable_site(r["site"])} for r in rows]  # (a stored name is data)
     widths = {k: max(len(str(r[k] if r[k] is not None else "?")) for r in table) for k in header}
     for r in table:
         line = (str(r[k] if r[k] is not None else "?").ljust(widths[k]) for k in header)
@@ -451,9 +580,9 @@ def sites_show(
     store: StoreOpt = None,
 ) -> None:
     """Print a site's stored template as indented JSON."""
+    names = stored_site_names(site)
     target = _state(ctx).store(store)
-    name = normalize_site(site)
-    record = target.get(name)
+    name, record = next(((n, r) for n in names if (r := target.get(n)) is not None), (names[0], None))
     if record is None:
         raise TemplateNotFoundError(f"no template stored in {target.url}", source=name)
     try:
@@ -469,10 +598,11 @@ def sites_delete(
     store: StoreOpt = None,
 ) -> None:
     """Delete a site's stored template."""
+    names = stored_site_names(site)
     target = _state(ctx).store(store)
-    name = normalize_site(site)
-    if not target.delete(name):
-        raise TemplateNotFoundError(f"no template stored in {target.url}", source=name)
+    name = next((n for n in names if target.delete(n)), None)
+    if name is None:
+        raise TemplateNotFoundError(f"no template stored in {target.url}", source=names[0])
     typer.echo(f"deleted {name} from {target.url}")
 
 
@@ -598,33 +728,65 @@ def serve(
     workers: Annotated[int, typer.Option(
         min=1, metavar="N", help="Worker processes on the one port (extraction is CPU-bound: up to one per core); "
                                  "each opens the store itself, so memory:// needs 1.")] = 1,
+    token: Annotated[str | None, typer.Option(
+        envvar="FCE_SERVE_TOKEN", metavar="TOKEN", show_default=False, show_envvar=True,
+        help="Bearer token that writes (POST /learn) need, at least 16 characters; prefer the environment "
+             "variable, which other users cannot see. Without one, writes are refused.")] = None,
+    allow_private_urls: Annotated[bool, typer.Option(
+        "--allow-private-urls",
+        help="Also fetch URLs on loopback, private and link-local addresses (refused by default: the server "
+             "would otherwise read its own network for whoever can reach it).")] = False,
 ) -> None:
     """Serve the HTTP API: POST /extract, POST /learn, GET /sites, GET /healthz; OpenAPI at /openapi.json.
 
-    Needs the serve extra: pip install 'fce[serve]'.
+    Needs the serve extra: pip install 'fastcontentextractor[serve]'.
+
+    \b
+    Example (a token for writes, kept out of the command line):
+        export FCE_SERVE_TOKEN=$(python -c 'import secrets; print(secrets.token_urlsafe())')
+        fce serve
     """
     try:
-        from fce.serve import DEFAULT_HOST, DEFAULT_MAX_BODY, DEFAULT_PORT, create_app, run, serve_workers
+        from fce.serve import (
+            DEFAULT_HOST,
+            DEFAULT_MAX_BODY,
+            DEFAULT_PORT,
+            MIN_TOKEN_LENGTH,
+            create_app,
+            run,
+            serve_workers,
+        )
     except ImportError as exc:
-        raise typer.BadParameter(f"needs FastAPI and uvicorn: pip install 'fce[serve]' ({exc})") from None
+        missing = f" ({exc.name} is missing)" if exc.name else ""
+        raise MissingExtraError(f"fce serve needs FastAPI and uvicorn{missing}, which are not installed: "
+                                f"{install_hint('serve')}", extra="serve") from None
+    token = token or None  # an empty FCE_SERVE_TOKEN is no token
+    if token is not None and len(token) < MIN_TOKEN_LENGTH:  # (the message never quotes the token)
+        raise typer.BadParameter(f"must have at least {MIN_TOKEN_LENGTH} characters, such as the output of "
+                                 "python -c 'import secrets; print(secrets.token_urlsafe())'", param_hint="--token")
     target = _state(ctx).store(store)
     target.ping()  # fail now, not on the first request
     host = host or DEFAULT_HOST
     port = DEFAULT_PORT if port is None else port
+    body = DEFAULT_MAX_BODY if max_body is None else max_body
+    notes = ["writes need the token" if token else "writes refused: no --token"]
+    if allow_private_urls:
+        notes.append("private URLs allowed")
     if workers > 1:
         url = store or _state(ctx).store_url  # as given (target.url masks a password)
         if target.url.startswith("memory:"):
             raise typer.BadParameter("a memory:// store lives in one process: use sqlite:/// or redis:// with "
                                      "--workers", param_hint="--workers")
         typer.echo(f"fce: serving {target.url} on http://{host}:{port} with {workers} workers "
-                   "(OpenAPI: /openapi.json)", err=True)
-        serve_workers(url, workers=workers, host=host, port=port,
-                      max_body=DEFAULT_MAX_BODY if max_body is None else max_body,
-                      page_timeout=page_timeout or None, fetch_timeout=timeout, log_level=log_level)
+                   f"({'; '.join(notes)}; OpenAPI: /openapi.json)", err=True)
+        serve_workers(url, workers=workers, host=host, port=port, max_body=body, page_timeout=page_timeout or None,
+                      fetch_timeout=timeout, log_level=log_level, token=token,
+                      allow_private_urls=allow_private_urls)
         return
-    api = create_app(target, max_body=DEFAULT_MAX_BODY if max_body is None else max_body,
-                     page_timeout=page_timeout or None, fetch=FetchOptions(timeout=timeout))
-    typer.echo(f"fce: serving {target.url} on http://{host}:{port} (OpenAPI: /openapi.json)", err=True)
+    api = create_app(target, max_body=body, page_timeout=page_timeout or None, fetch=FetchOptions(timeout=timeout),
+                     token=token, allow_private_urls=allow_private_urls)
+    typer.echo(f"fce: serving {target.url} on http://{host}:{port} ({'; '.join(notes)}; OpenAPI: /openapi.json)",
+               err=True)
     run(api, host=host, port=port, log_level=log_level)
 
 

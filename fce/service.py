@@ -18,7 +18,9 @@ the current run (what ``fce ingest`` calls).
 
 from __future__ import annotations
 
+import ipaddress
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -43,12 +45,13 @@ from fce.errors import (
 )
 from fce.extraction import Extraction
 from fce.fetch import FetchOptions
+from fce.kinds import FallbackReason, OutputFormat
 from fce.layouts import STALE_FIT_RATE, STALE_MIN_RECENT, is_stale
 from fce.learn import RECOMMENDED_PAGES
 from fce.limits import DEFAULT_PAGE_TIMEOUT, run_limited
 from fce.methods import get_method
 from fce.parse import MAX_PAGE_BYTES, Page
-from fce.pipeline import DEFAULT_FALLBACK, Extractor, learn_site, parse_blocks
+from fce.pipeline import DEFAULT_FALLBACK, Extractor, learn_site, page_metadata, parse_blocks, structured
 from fce.sites import normalize_site, site_of
 from fce.sources import READ_BATCH, PageInput, expand_sources, read_sources
 from fce.template import SiteTemplates, Template
@@ -159,6 +162,7 @@ def learn_sources(
             except FceError as exc:
                 skipped.append(exc)
     name = normalize_site(site) if site else _common_site(pages)
+    pages = _of_site(pages, name, skipped)
     warnings = [f"skipped {exc}" for exc in skipped]
     started = time.perf_counter()
     try:
@@ -181,6 +185,35 @@ def learn_sources(
     return LearnResult(record, used, tuple(skipped), seconds, tuple(warnings))
 
 
+def _of_site(pages: list[Page], name: str, skipped: list[FceError]) -> list[Page]:
+    """The pages of site ``name``: a page whose URL (or canonical link) names another site on the web is left out
+    and added to ``skipped``. A sample of which no page is of the site is a :class:`LearnError` naming the site the
+    pages are of (a list of another site's URLs given by mistake; nothing is learned or stored). A page served from
+    an IP address or a host without a public suffix (``localhost``, an intranet mirror) is taken to be of the site
+    named."""
+    kept, others = [], []
+    for page in pages:
+        other = site_of(page)
+        if other is not None and other != name and _public(other):
+            others.append(other)
+            skipped.append(InputError(f"a page of {other}, not of {name}", source=page.source or page.url))
+        else:
+            kept.append(page)
+    if others and not kept:
+        found = ", ".join(f"{s} ({n})" for s, n in Counter(others).most_common(3))
+        raise LearnError(f"none of the {len(others)} page(s) is of {name}: they are of {found}", source=name)
+    return kept
+
+
+def _public(site: str) -> bool:
+    """Whether ``site`` is a name on the web (with a dot, not an IP address), not a local or intranet host."""
+    try:
+        ipaddress.ip_address(site)
+    except ValueError:
+        return "." in site
+    return False
+
+
 def _common_site(pages: Sequence[Page]) -> str:
     sites = sorted({s for s in (site_of(p) for p in pages) if s})
     if len(sites) == 1:
@@ -199,8 +232,11 @@ def save_template(store: TemplateStore, template: Template | SiteTemplates, *,
     from templates_store import StoreError
 
     record = template if isinstance(template, SiteTemplates) else SiteTemplates.of(template)
+    site = normalize_site(record.site)  # a learner given a host stores under its site, as every command reads it
+    if site != record.site:
+        record = replace(record, site=site, layouts=tuple(replace(t, site=site) for t in record.layouts))
     try:
-        return store.put(record.site, record.to_json(), expected_version=expected_version)
+        return store.put(site, record.to_json(), expected_version=expected_version)
     except StoreError as exc:
         raise StoreFailure(str(exc)) from exc  # the cause tells a version conflict from a failure
 
@@ -209,8 +245,8 @@ def site_rows(store: TemplateStore, sites: Sequence[str] | None = None, *, min_f
               min_recent: int = STALE_MIN_RECENT) -> list[dict[str, Any]]:
     """One summary per stored site (of ``sites``, default all), sorted by site: ``site``, ``version``,
     ``learned_at``, ``n_pages``, ``content_paths`` (sorted, all layouts), ``layouts`` (per layout:
-    ``n_pages``, ``content_paths``, ``noise_blocks``), the counters ``fits``, ``fallbacks``, ``recent``
-    (detections in the recent window), ``recent_fit_rate`` and ``stale`` (:func:`fce.layouts.is_stale`). A
+    ``n_pages``, ``content_paths``, ``noise_blocks``), the counters ``fits``, ``fallbacks``, ``overruled``,
+    ``recent`` (detections in the recent window), ``recent_fit_rate`` and ``stale`` (:func:`fce.layouts.is_stale`). A
     record that cannot be read (another schema, corrupt) is listed with ``None`` for what could not be read, so
     that it can still be seen and deleted."""
     from templates_store import StoreError
@@ -238,6 +274,7 @@ def site_rows(store: TemplateStore, sites: Sequence[str] | None = None, *, min_f
             count = None  # replaced between the calls: the new version has no counts yet
         rate = None if count is None else count.recent_fit_rate
         row.update(fits=0 if count is None else count.fits, fallbacks=0 if count is None else count.fallbacks,
+                   overruled=0 if count is None else count.overruled,
                    recent=0 if count is None else count.recent_count,
                    recent_fit_rate=None if rate is None else round(rate, 4),
                    stale=is_stale(count, min_fit_rate=min_fit_rate, min_recent=min_recent))
@@ -336,11 +373,14 @@ def relearn_stale(
 
 @dataclass(frozen=True)
 class DetectResult:
-    """One input of :func:`detect_sources`: its extraction, or the error that stopped it."""
+    """One input of :func:`detect_sources`: its extraction, or the error that stopped it. ``problem`` is an error
+    that made the extraction fall back (a corrupt template, a store gone): the page has its extraction, and the
+    caller may warn."""
 
     source: str
     extraction: Extraction | None = None
     error: FceError | None = None
+    problem: FceError | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON record of ``fce detect --format json``."""
@@ -352,7 +392,14 @@ class DetectResult:
         match = info.get("match")
         return {"source": self.source, **{k: data[k] for k in ("site", "method", "fit")},
                 "layout": info.get("layout"), "match": None if match is None else round(match, 4),
-                **{k: data[k] for k in ("fallback_reason", "text", "blocks")}}
+                **{k: data[k] for k in ("fallback_reason", "check", "page_type", "page_type_reason", "metadata",
+                                        "text")},
+                **{k: data[k] for k in ("comments", "markdown", "html") if k in data}, "blocks": data["blocks"]}
+
+
+#: ``fallback_reason`` of a page extracted by the fallback because its site's stored template could not be read, or
+#: because the store could not be reached (:func:`detect_sources` without ``strict``).
+TEMPLATE_ERROR, STORE_ERROR = FallbackReason.TEMPLATE_ERROR, FallbackReason.STORE_ERROR
 
 
 def detect_sources(
@@ -371,31 +418,56 @@ def detect_sources(
     batch_size: int = READ_BATCH,
     page_timeout: float | None = DEFAULT_PAGE_TIMEOUT,
     record: bool = True,
+    strict: bool = False,
+    metadata: bool = False,
+    output: str = OutputFormat.TEXT,
+    links: bool = False,
+    comments: bool = False,
 ) -> Iterator[DetectResult]:
     """Extract the main content of every page ``sources`` name; one :class:`DetectResult` per page, in order.
 
     ``method`` runs that single-page method only (no store is used). Otherwise each page's site (``site``,
     else its URL, canonical link or og:url) selects its template from ``store``, falling back to ``fallback``
     (``None``: a page without a template is a :class:`TemplateNotFoundError` result). A page that cannot be
-    read, fetched, parsed or matched is a result with ``error``. A store that fails mid-run ends the run: that
-    page and every later one get a :class:`StoreFailure` result (no record is lost, the store is not tried again).
-    Pages are read in batches of ``batch_size``; the templates of a batch's sites are loaded in one store
-    round trip. Each detection of a site with a stored record counts as a fit or a fallback in the store
-    (:class:`fce.pipeline.Extractor`, ``record``; the last counts are written when the iterator is exhausted).
-    Parsing and extracting each take at most ``page_timeout`` seconds per page (``None``: no limit;
-    a page over it is a :class:`PageTimeoutError` result).
+    read, fetched, parsed or matched is a result with ``error``. Pages are read in batches of ``batch_size``; the
+    templates of a batch's sites are loaded in one store round trip. Each detection of a site with a stored record
+    counts as a fit, a fallback or an overruled template in the store (:class:`fce.pipeline.Extractor`,
+    ``record``; the last counts are written when the iterator is exhausted). Parsing and extracting each take at
+    most ``page_timeout`` seconds per page (``None``: no limit; a page over it is a :class:`PageTimeoutError`
+    result).
+
+    The store is monitoring and a cache of templates, detection is the product: a site whose stored template is
+    corrupt (:class:`TemplateError`) has its pages extracted by the fallback, ``fallback_reason``
+    :data:`TEMPLATE_ERROR`; a store that cannot be reached (:class:`StoreFailure`), at the start or mid-run, has
+    that page and every later one extracted by the fallback, ``fallback_reason`` :data:`STORE_ERROR`, the store
+    not tried again; either result carries the error as ``problem``. With ``strict`` (or no fallback), those pages
+    are results with the error instead.
 
     Argument errors (an unknown method, ``-`` given twice) raise here, before anything is read.
     """
     runner = get_method(method) if method is not None else None
     extractor = None if runner is not None else Extractor(store, fallback=fallback, min_fit=min_fit, mode=mode,
                                                              timeout=page_timeout, record=record)
+    rescue = get_method(fallback) if fallback is not None and not strict and runner is None else None
     # the block tree made while parsing, when that is what the method, or the template and fallback, read (a
     # template of another path style, or a fallback that reads the lxml tree, parses the tree when it is asked for)
     blocks = runner.blocks if runner is not None else parse_blocks(fallback)
     resolved = expand_sources(sources, allow_stdin=True)
     batches = read_sources(resolved, max_bytes=max_bytes, fetch=fetch, stdin=stdin, progress=progress,
                            batch_size=batch_size)
+    store_down: list[StoreFailure] = []  # the store's failure, once it failed (not tried again)
+
+    def rescued(page: Page, reason: str, problem: FceError, source: str) -> DetectResult:
+        """The page extracted by the fallback, for ``reason``; a result with the error where that fails too."""
+        assert rescue is not None
+        try:
+            extraction = run_limited(page_timeout, partial(rescue, page), source=source)
+        except FceError as exc:
+            return DetectResult(source, error=exc)
+        extraction = replace(extraction, site=site_of(page, site), fallback_reason=reason,
+                             metadata=page_metadata(page) if metadata else None)
+        return DetectResult(source, structured(page, extraction, output, links=links, comments=comments),
+                            problem=problem)
 
     def results() -> Iterator[DetectResult]:
         done = 0
@@ -403,18 +475,23 @@ def detect_sources(
             for row in rows():
                 yield row
                 done += 1
-        except StoreFailure as exc:  # the store went away mid-run: a row for this page and every one after it
+        except StoreFailure as exc:  # (strict) the store went away mid-run: a row for this page and every later one
             for src in resolved[done:]:
                 yield DetectResult(src.source, error=exc)
             return
-        if extractor is not None:
+        if extractor is not None and not store_down:
             extractor.flush()  # the fit/fallback counts of the last pages
 
     def rows() -> Iterator[DetectResult]:
         for batch in batches:
             parsed = [_parse(item, max_bytes, page_timeout, blocks) for item in batch]
-            if extractor is not None:
-                _prefetch(extractor, [site_of(p, site) for p in parsed if isinstance(p, Page)])
+            if extractor is not None and not store_down:
+                try:
+                    _prefetch(extractor, [site_of(p, site) for p in parsed if isinstance(p, Page)])
+                except StoreFailure as exc:
+                    if rescue is None:
+                        raise
+                    store_down.append(exc)
             for item, page in zip(batch, parsed, strict=True):
                 if not isinstance(page, Page):
                     yield DetectResult(item.source, error=page)
@@ -422,12 +499,28 @@ def detect_sources(
                 try:
                     if runner is not None:
                         extraction = replace(run_limited(page_timeout, partial(runner, page), source=item.source),
-                                             site=site_of(page, site))
+                                             site=site_of(page, site),
+                                             metadata=page_metadata(page) if metadata else None)
+                        extraction = structured(page, extraction, output, links=links, comments=comments)
+                    elif store_down:
+                        yield rescued(page, STORE_ERROR, store_down[0], item.source)
+                        continue
                     else:
                         assert extractor is not None
-                        extraction = extractor.extract(page, site=site)
-                except (StoreFailure, UnknownMethodError):
-                    raise  # not about this page: every other page would fail the same way
+                        extraction = extractor.extract(page, site=site, metadata=metadata, output=output,
+                                                       links=links, comments=comments)
+                except StoreFailure as exc:
+                    if rescue is None:
+                        raise  # not about this page: every other page would fail the same way
+                    store_down.append(exc)
+                    yield rescued(page, STORE_ERROR, exc, item.source)
+                    continue
+                except TemplateError as exc:
+                    yield (DetectResult(item.source, error=exc) if rescue is None
+                           else rescued(page, TEMPLATE_ERROR, exc, item.source))
+                    continue
+                except UnknownMethodError:
+                    raise
                 except FceError as exc:
                     yield DetectResult(item.source, error=exc)
                     continue

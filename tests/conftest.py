@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._serving import free_port
+
 REDIS_SERVER = "redis-server"
 STARTUP_TIMEOUT = 10.0  # seconds for redis-server to answer PING; it usually takes ~10 ms
 
@@ -79,12 +81,6 @@ def _answers_ping(port: int) -> bool:
         return False
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _redis_binary() -> str:
     binary = shutil.which(REDIS_SERVER)
     if binary is None:
@@ -98,7 +94,7 @@ def _redis_binary() -> str:
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
     """One redis-server for the session (``.url``, ``.port``, ``.stop()``, ``.start()``)."""
-    server = RedisServer(_redis_binary(), _free_port(), tmp_path_factory.mktemp("redis"))
+    server = RedisServer(_redis_binary(), free_port(), tmp_path_factory.mktemp("redis"))
     server.start()
     yield server
     server.stop()
@@ -122,7 +118,7 @@ def make_redis_server(tmp_path: Path) -> Iterator[Callable[..., RedisServer]]:
     servers: list[RedisServer] = []
 
     def make(*extra_args: str) -> RedisServer:
-        server = RedisServer(binary, _free_port(), tmp_path, tuple(extra_args))
+        server = RedisServer(binary, free_port(), tmp_path, tuple(extra_args))
         servers.append(server)
         server.start()
         return server

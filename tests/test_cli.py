@@ -30,7 +30,8 @@ from templates_store import StoreConfigError, StoreUnavailable, VersionConflict
 SITE = "news.example"
 N_LEARN = 20  # fce.learn.RECOMMENDED_PAGES: no "too few pages" warning
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(64))
-JSON_KEYS = ["source", "site", "method", "fit", "layout", "match", "fallback_reason", "text", "blocks"]
+JSON_KEYS = ["source", "site", "method", "fit", "layout", "match", "fallback_reason", "check", "page_type",
+             "page_type_reason", "metadata", "text", "blocks"]
 
 
 # --- fixtures -----------------------------------------------------------------------------------------------
@@ -145,27 +146,30 @@ def test_learn_detect_and_manage_templates_over_http(
         assert page.gold.splitlines()[0] in row["text"].splitlines()  # the headline
         assert gold_lines_found(row["text"], page) >= 0.5
 
-    # text format: the contents only, pages separated by one blank line
+    # text format: the contents, each after a line naming its page, pages separated by one blank line
     result = run("--store", store, "detect", "--site", SITE, *urls[:2])
     assert result.exit_code == 0
-    assert result.stdout == rows[0]["text"] + "\n\n" + rows[1]["text"] + "\n"
+    assert result.stdout == (f"==> {urls[0]} <==\n" + rows[0]["text"] + f"\n\n==> {urls[1]} <==\n"
+                             + rows[1]["text"] + "\n")
+    single = run("--store", store, "detect", "--site", SITE, urls[0])  # one page: the content only
+    assert single.stdout == rows[0]["text"] + "\n"
 
     # every detection was counted: 3 + 2 fits, none stale
     counted = json.loads(run("--store", store, "sites", "--format", "json").stdout)
-    assert (counted["fits"], counted["fallbacks"], counted["recent"], counted["stale"]) == (5, 0, 5, False)
+    assert (counted["fits"], counted["fallbacks"], counted["recent"], counted["stale"]) == (6, 0, 6, False)
     assert counted["layouts"][0]["n_pages"] >= 4
 
     # learning again replaces the template: version 2
     result = run("--store", store, "learn", "--site", SITE, "urls.txt")
     assert result.exit_code == 0 and result.stdout.rstrip().endswith("version:        2")
-    assert "replaced:       version 1 (not stale, recent fit rate 1.00 over 5 pages)" in result.stdout
+    assert "replaced:       version 1 (not stale, recent fit rate 1.00 over 6 pages)" in result.stdout
 
     result = run("--store", store, "sites")
     header, row = result.stdout.splitlines()
     assert header.split() == ["SITE", "VERSION", "LEARNED_AT", "PAGES", "LAYOUTS", "PATHS", "FITS", "FALLBACKS",
-                              "RECENT_FIT", "STALE"]
+                              "OVERRULED", "RECENT_FIT", "STALE"]
     assert row.split()[:2] == [SITE, "2"] and row.split()[3] == "20"
-    assert row.split()[6:] == ["0", "0", "-", "-"]  # version 2 has not been used yet
+    assert row.split()[6:] == ["0", "0", "0", "-", "-"]  # version 2 has not been used yet
     listing = run("--store", store, "sites", "--format", "json").stdout
     (listed,) = [json.loads(line) for line in listing.splitlines()]
     assert listed["site"] == SITE and listed["content_paths"] and listed["n_pages"] == 20
@@ -222,7 +226,7 @@ def test_failed_pages_give_error_rows_and_the_first_error_exit_code(
 
     # the same in text mode: only the good page's text on stdout; now the first failure is the empty page (4)
     result = run("--store", store, "detect", *inputs[1:])
-    assert result.exit_code == 4 and result.stdout == rows[1]["text"] + "\n"
+    assert result.exit_code == 4 and result.stdout == f"==> {inputs[1]} <==\n" + rows[1]["text"] + "\n"
 
 
 def test_method_runs_without_touching_the_store(pages: list[GeneratedPage], tmp_path: Path) -> None:
@@ -258,7 +262,16 @@ def test_a_corrupt_template_fails_only_its_own_sites_pages(
     (tmp_path / "p.json").write_text(json.dumps({"url": pages[0].url}))  # news.example: no template
     (tmp_path / "q.html").write_bytes(pages[1].html)
     (tmp_path / "q.json").write_text(json.dumps({"url": "https://broken.example/q"}))
-    result = run("--store", store, "detect", "--format", "json", "p.html", "q.html")
+    # by default the site's pages are extracted by the fallback, with one warning and a reason in each row
+    result = run("--store", store, "detect", "--format", "json", "p.html", "q.html", "q.html")
+    assert result.exit_code == 0
+    good, bad, again = (json.loads(line) for line in result.stdout.splitlines())
+    assert (good["method"], good["fallback_reason"]) == (DEFAULT_FALLBACK, "no-template")
+    assert (bad["method"], bad["fallback_reason"]) == (DEFAULT_FALLBACK, "template-error") and bad["text"]
+    assert again["fallback_reason"] == "template-error"
+    assert "stored template is corrupt" in one_line(result.stderr, "fce: warning: broken.example: ")
+    # --strict: its pages fail (TemplateError), the others do not
+    result = run("--store", store, "detect", "--strict", "--format", "json", "p.html", "q.html")
     assert result.exit_code == 11  # TemplateError
     good, bad = (json.loads(line) for line in result.stdout.splitlines())
     assert (good["method"], good["fallback_reason"]) == (DEFAULT_FALLBACK, "no-template")
@@ -267,8 +280,72 @@ def test_a_corrupt_template_fails_only_its_own_sites_pages(
 
     listed = run("--store", store, "sites").stdout.splitlines()
     # still listed, so it can be deleted
-    assert listed[1].split() == ["broken.example", "1", "?", "?", "?", "?", "0", "0", "-", "-"]
+    assert listed[1].split() == ["broken.example", "1", "?", "?", "?", "?", "0", "0", "0", "-", "-"]
     assert run("--store", store, "sites", "delete", "broken.example").exit_code == 0
+
+
+def test_a_store_that_cannot_be_reached_costs_the_templates_not_the_rows(pages: list[GeneratedPage],
+                                                                           tmp_path: Path) -> None:
+    for i, page in enumerate(pages[:3]):
+        (tmp_path / f"p{i}.html").write_bytes(page.html)
+    files = [f"p{i}.html" for i in range(3)]
+    result = run("--store", "redis://:s3cret@127.0.0.1:1/0", "detect", "--format", "json", *files)
+    assert result.exit_code == 13  # the run still says the store failed
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(r["source"], r["method"], r["fallback_reason"]) for r in rows] == [
+        (f, DEFAULT_FALLBACK, "store-error") for f in files] and all(r["text"] for r in rows)
+    assert "Redis unreachable" in one_line(result.stderr, "fce: warning: ") and "s3cret" not in result.stderr
+
+
+def test_structured_formats_and_an_output_dir(pages: list[GeneratedPage], tmp_path: Path) -> None:
+    for i, page in enumerate(pages[:2]):
+        (tmp_path / f"p{i}.html").write_bytes(page.html)
+        (tmp_path / f"p{i}.json").write_text(json.dumps({"url": page.url}))
+    linked = ("<html><body><article><h1>A title</h1><p>The council met on Monday, as <a href='/news/1'>we "
+              "reported</a> last week, and <em>approved</em> the plan for the harbor and the new ferry.</p>"
+              "</article></body></html>")
+    (tmp_path / "linked.html").write_text(linked)
+    (tmp_path / "linked.json").write_text(json.dumps({"url": "https://news.example/a/2"}))
+    markdown = run("detect", "--format", "markdown", "--links", "linked.html")
+    assert markdown.exit_code == 0 and markdown.stdout.startswith("# A title")
+    assert "[we reported](https://news.example/news/1)" in markdown.stdout and "*approved*" in markdown.stdout
+    assert "](" not in run("detect", "--format", "markdown", "linked.html").stdout  # no links unless asked
+    html = run("detect", "--format", "html", "p0.html", "p1.html")
+    assert html.stdout.startswith("<!-- p0.html -->\n<h1>") and "\n<!-- p1.html -->\n" in html.stdout
+    out = tmp_path / "out"
+    written = run("detect", "--format", "markdown", "--output-dir", str(out), "p0.html", "p1.html", "p1.html")
+    assert written.exit_code == 0 and written.stdout == ""
+    assert sorted(p.name for p in out.iterdir()) == ["p0.md", "p1-2.md", "p1.md"]  # one file per input
+    assert (out / "p1.md").read_text() == (out / "p1-2.md").read_text()
+    as_json = run("detect", "--format", "json", "--output-dir", str(out), "p0.html")
+    assert json.loads((out / "p0.json").read_text())["metadata"]["title"] == pages[0].gold.splitlines()[0]
+    assert as_json.exit_code == 0
+
+
+COMMENTED = ("<html><body><main><article><h1>Harbour plan approved</h1>"
+             + "<p>The council met on Monday, and after a long debate, it approved the plan for the harbour.</p>" * 4
+             + "</article><div id='comments'>"
+             + "<div class='comment-body'><p>A reader says: this plan is long overdue, and welcome news.</p></div>" * 3
+             + "</div></main></body></html>")
+
+
+def test_comments_and_the_page_kind(tmp_path: Path) -> None:
+    (tmp_path / "c.html").write_text(COMMENTED)
+    plain = run("detect", "c.html")
+    assert plain.exit_code == 0 and "A reader says" not in plain.stdout  # left out by default
+    text = run("detect", "--comments", "c.html").stdout
+    content, _, comments = text.partition("\n\n")
+    assert "Harbour plan approved" in content and "A reader says" not in content
+    assert comments.count("A reader says") == 3
+    markdown = run("detect", "--comments", "--format", "markdown", "c.html").stdout
+    assert markdown.startswith("# Harbour plan approved") and "\n\n---\n\n" in markdown
+    assert markdown.split("---")[1].count("A reader says") == 3
+    html = run("detect", "--comments", "--format", "html", "c.html").stdout
+    assert "\n<hr>\n<p>A reader says" in html
+    record = json.loads(run("detect", "--comments", "--format", "json", "c.html").stdout)
+    assert record["page_type"] == "article" and record["page_type_reason"]
+    assert record["comments"].count("A reader says") == 3 and "A reader says" not in record["text"]
+    assert "comments" not in json.loads(run("detect", "--format", "json", "c.html").stdout)
 
 
 def test_stdin(pages: list[GeneratedPage]) -> None:
@@ -415,7 +492,8 @@ ERROR_CASES = {
     "stdin for learn": (["--store", "{store}", "learn", "--site", SITE, "-"], 3),
     "unknown store scheme": (["--store", "ftp://user:s3cret@host/x", "sites"], 13),
     "bad store option": (["--store", "sqlite:///{d}/x.db?colour=red", "sites"], 13),
-    "redis on a closed port": (["--store", "redis://:s3cret@127.0.0.1:1/0", "detect", "{d}/page.html"], 13),
+    "redis on a closed port": (["--store", "redis://:s3cret@127.0.0.1:1/0", "detect", "--strict", "{d}/page.html"],
+                               13),
 }
 
 #: Run as real processes too (each pays ~2 s of imports, so only these): the process boundary matters here.

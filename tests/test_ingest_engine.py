@@ -173,8 +173,8 @@ def test_dask_worker_threads_enforce_the_time_limit(dask_engine: DaskEngine, tmp
     with (tmp_path / "pages.jsonl").open("w") as f:
         for p in pages:
             f.write(json.dumps({"url": p.url, "html": p.html.decode(p.charset)}) + "\n")
-        # 16 MB of one-word paragraphs: ~0.8 s to parse and ~0.9 s to extract (measured 2026-11-22), several times
-        # the limit
+        # 16 MB of one-word paragraphs: ~0.8 s to parse and ~0.9 s to extract, several times the
+        # limit
         f.write(json.dumps({"url": "https://delta.com/slow", "html": "<p>w</p>" * 2_000_000}) + "\n")
     summary = ingest([tmp_path / "pages.jsonl"], out_dir=tmp_path / "out", store=f"sqlite:///{tmp_path / 't.db'}",
                      engine="dask", scheduler=dask_engine.client.scheduler.address, timeout=0.25,
@@ -213,3 +213,65 @@ def test_unreachable_scheduler_is_an_engine_error(monkeypatch: pytest.MonkeyPatc
         DaskEngine("tcp://127.0.0.1:1")
     assert time.monotonic() - started < 10
     assert EngineError.exit_code == 15
+
+
+# --- worker processes --------------------------------------------------------------------------------------
+
+
+def _children_of(pid: int) -> set[int]:
+    """The processes whose parent is ``pid``, and theirs (Linux /proc)."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            parents[int(entry)] = int(fields[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads processes from /proc (Linux)")
+def test_workers_end_when_the_driver_is_killed(tmp_path: Path) -> None:
+    """``kill -9`` of ``fce ingest``: its worker processes (and the forkserver they come from) end with it."""
+    import signal
+    import subprocess
+    import sys
+
+    pages = generate_site("kill.test", 30, seed=3)
+    with open(tmp_path / "crawl.jsonl", "w", encoding="utf-8") as f:
+        for i in range(4000):  # enough work for the workers to be busy when the driver dies
+            page = pages[i % len(pages)]
+            f.write(json.dumps({"url": f"{page.url}?copy={i}", "html": page.html.decode(page.charset)}) + "\n")
+    command = [sys.executable, "-m", "fce", "ingest", "--store", f"sqlite:///{tmp_path}/t.db", "--out",
+               str(tmp_path / "out"), "--workers", "2", str(tmp_path / "crawl.jsonl")]
+    driver = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        workers: set[int] = set()
+        while time.monotonic() < deadline and len(workers) < 3 and driver.poll() is None:
+            time.sleep(0.1)
+            workers = _children_of(driver.pid)  # the forkserver, its workers (and a resource tracker)
+        assert driver.poll() is None and len(workers) >= 3, "the run ended before its workers were seen"
+        os.kill(driver.pid, signal.SIGKILL)
+        driver.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(map(_alive, workers)):
+            time.sleep(0.1)
+        assert not any(map(_alive, workers)), [p for p in workers if _alive(p)]
+    finally:
+        if driver.poll() is None:
+            driver.kill()

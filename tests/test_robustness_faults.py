@@ -1,4 +1,4 @@
-"""Faults around a page (issue 7): the template store (Redis, SQLite, the stored templates) and the network.
+"""Faults around a page: the template store (Redis, SQLite, the stored templates) and the network.
 
 Each fault gives a clear one-line message naming what failed and its own exit code; in batch mode every input still
 gets a row (``--format json``); a failed learn or put leaves the stored template as it was. Redis faults run against
@@ -11,7 +11,6 @@ import gzip
 import json
 import multiprocessing
 import os
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -36,6 +35,7 @@ from fce.errors import FetchError, PageTimeoutError, StoreFailure, TemplateError
 from fce.sitegen import GeneratedPage, generate_site
 from fce.template import Template
 from templates_store import SQLiteStore, open_store
+from tests._serving import free_port
 
 if TYPE_CHECKING:
     from tests.conftest import RedisServer
@@ -101,25 +101,25 @@ def assert_unchanged(store_url: str, site: str, payload: str, version: int) -> N
 # --- Redis --------------------------------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def test_redis_unreachable_at_start(site: list[GeneratedPage], tmp_path: Path) -> None:
-    """Nothing listens: detect and learn stop before reading a page, naming the store; exit 13."""
+    """Nothing listens: learn (and detect --strict) stop naming the store, exit 13; detect extracts every page by
+    the fallback, warns once and still exits 13."""
     page = write_page(tmp_path, "new", site[-1])
-    store = f"redis://127.0.0.1:{_free_port()}/0?{FAST}"
+    store = f"redis://127.0.0.1:{free_port()}/0?{FAST}"
     env = {k: v for k, v in os.environ.items() if k != "FCE_DEBUG"}
-    for args in (["detect", page], ["learn", "--site", SITE, page]):
+    for args in (["detect", "--strict", page], ["learn", "--site", SITE, page], ["detect", page]):
         started = time.monotonic()
         result = subprocess.run([sys.executable, "-m", "fce", "--store", store, *args], capture_output=True,
                                 text=True, env=env, timeout=60)
         assert result.returncode == StoreFailure.exit_code, result.stderr
-        (line,) = error_lines(result.stderr)
+        if "--strict" in args or args[0] == "learn":
+            (line,) = error_lines(result.stderr)
+            assert result.stdout == ""
+        else:
+            (line,) = result.stderr.splitlines()
+            assert line.startswith("fce: warning: ") and line.endswith("(store-error)")
+            assert result.stdout.strip()  # the page's text, by the fallback
         assert f"template store {store}" in line and "unreachable" in line
-        assert result.stdout == ""
         assert time.monotonic() - started < 15
 
 
@@ -160,7 +160,8 @@ def test_redis_fault_mid_run_keeps_every_record(
 
     monkeypatch.setattr(fce.service, "read_sources", read_with_fault)
     started = time.monotonic()
-    result = run("detect", "--store", store, "--format", "json", *paths)
+    strict = fault == "paused"  # (both ways are checked: --strict on one fault, the default on the others)
+    result = run("detect", "--store", store, "--format", "json", *(["--strict"] if strict else []), *paths)
     assert time.monotonic() - started < 20
     rows = json_rows(result.stdout)
     assert [row["source"] for row in rows] == paths  # no record lost
@@ -170,10 +171,15 @@ def test_redis_fault_mid_run_keeps_every_record(
         assert all(row["fallback_reason"] == "no-template" for row in rows[64:])
         return
     assert result.exit_code == StoreFailure.exit_code
-    assert all(row["status"] == "store" for row in rows[64:])
-    assert all(f"template store {store}" in row["error"] for row in rows[64:])
-    lines = error_lines(result.stderr)
-    assert len(lines) == 16 and all("unreachable" in line for line in lines)
+    if strict:
+        assert all(row["status"] == "store" for row in rows[64:])
+        assert all(f"template store {store}" in row["error"] for row in rows[64:])
+        lines = error_lines(result.stderr)
+        assert len(lines) == 16 and all("unreachable" in line for line in lines)
+        return
+    assert all(row["fallback_reason"] == "store-error" and row["text"] for row in rows[64:])
+    (line,) = result.stderr.splitlines()  # one warning
+    assert line.startswith(f"fce: warning: template store {store}") and "unreachable" in line
 
 
 @pytest.mark.redis
@@ -185,7 +191,7 @@ def test_redis_slow_is_a_timeout_not_a_hang(stoppable_redis: RedisServer, site: 
     with redis.Redis(port=stoppable_redis.port) as raw:
         raw.client_pause(5000)
     started = time.monotonic()
-    result = run("detect", "--store", store, page)
+    result = run("detect", "--strict", "--store", store, page)
     assert time.monotonic() - started < 4
     assert result.exit_code == StoreFailure.exit_code
     (line,) = error_lines(result.stderr)
@@ -235,8 +241,9 @@ def _bad_payloads(template: Template) -> dict[str, tuple[str, str]]:
 
 @pytest.mark.parametrize("kind", ["corrupt", "truncated-fields", "older-schema", "newer-schema", "another-site"])
 def test_unusable_stored_template(kind: str, site: list[GeneratedPage], template: Template, tmp_path: Path) -> None:
-    """A bad template fails its own site's pages (exit 11, naming the site and what is wrong); the pages of
-    other sites in the same run are extracted."""
+    """A bad template: its own site's pages are extracted by the fallback, with one warning naming the site and
+    what is wrong (exit 0); with --strict they fail (exit 11). The pages of other sites in the same run are
+    extracted by their template either way."""
     payload, reason = _bad_payloads(template)[kind]
     store = f"sqlite://{tmp_path / 't.db'}"
     with open_store(store) as target:
@@ -244,7 +251,15 @@ def test_unusable_stored_template(kind: str, site: list[GeneratedPage], template
         target.put(OTHER, template.to_json().replace(f'"site":"{SITE}"', f'"site":"{OTHER}"'))
     bad = write_page(tmp_path / "pages", "bad", site[-1])
     good = write_page(tmp_path / "pages", "good", site[-2], site[-2].url.replace(SITE, OTHER))
-    result = run("detect", "--store", store, "--format", "json", bad, good)
+    result = run("detect", "--store", store, "--format", "json", bad, good, bad)
+    assert result.exit_code == 0
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"fce: warning: {SITE}: {reason}") and line.endswith("(template-error)"), line
+    rows = json_rows(result.stdout)
+    assert [row["source"] for row in rows] == [bad, good, bad]
+    assert [row["fallback_reason"] for row in rows] == ["template-error", None, "template-error"]
+    assert rows[0]["text"] and rows[1]["method"] == "template"
+    result = run("detect", "--strict", "--store", store, "--format", "json", bad, good)
     assert result.exit_code == TemplateError.exit_code
     (line,) = error_lines(result.stderr)
     assert line.startswith(f"fce: error: {SITE}: {reason}"), line
@@ -338,7 +353,7 @@ def test_store_file_that_is_not_a_database(site: list[GeneratedPage], tmp_path: 
     db = tmp_path / "t.db"
     db.write_bytes(b"this is not an SQLite file\n" * 100)
     page = write_page(tmp_path / "pages", "new", site[-1])
-    result = run("detect", "--store", f"sqlite://{db}", page)
+    result = run("detect", "--strict", "--store", f"sqlite://{db}", page)
     assert result.exit_code == StoreFailure.exit_code
     (line,) = error_lines(result.stderr)
     assert str(db) in line

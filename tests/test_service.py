@@ -42,6 +42,26 @@ def test_learn_sources_learns_the_layouts_and_says_what_was_left_out(tmp_path: P
     assert len(one.record.layouts) == 1 and one.record.layouts[0].n_pages == 20
 
 
+def test_learn_sources_refuses_a_sample_of_another_site_and_skips_strays(tmp_path: Path) -> None:
+    from fce.errors import LearnError
+
+    others = _write(generate_site("other.test", 6, seed=3), tmp_path / "other")
+    with pytest.raises(LearnError, match=r"none of the 6 page\(s\) is of svc.test: they are of other.test \(6\)"):
+        learn_sources(others, site=SITE)
+    mine = _write(generate_site(SITE, 8, seed=4), tmp_path / "mine")
+    result = learn_sources([*mine, *others[:2]], site=SITE)
+    assert result.record.n_pages == 8 and len(result.skipped) == 2
+    assert all("a page of other.test, not of svc.test" in w for w in result.warnings[:2])
+
+
+def test_learn_sources_reports_the_copies_it_left_out(tmp_path: Path) -> None:
+    pages = generate_site(SITE, 6, seed=5)
+    copies = [GeneratedPage(p.url + "?utm_source=feed", p.html, p.gold, p.charset) for p in pages[:2]]
+    result = learn_sources(_write([*pages, *copies], tmp_path / "pages"), site=SITE)
+    assert result.record.n_pages == 6
+    assert [(d["reason"]) for d in result.record.extra["duplicates"]] == ["same-url", "same-url"]
+
+
 def test_site_rows_list_layouts_counters_and_staleness() -> None:
     pages = generate_site(SITE, 12, seed=1)
     store = MemoryStore()

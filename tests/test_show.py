@@ -20,6 +20,7 @@ from fce.errors import BrowserError
 from fce.parse import parse_page
 from fce.pipeline import learn_template
 from fce.show import FATES, _block_elements, explain, find_browser, render_html, render_png
+from fce.sites import normalize_site
 from fce.template import LearnParams, NoiseBlock, Template
 from tests._sites import site_pages
 
@@ -266,7 +267,7 @@ def test_command(tmp_path, template):
 
     db = f"sqlite:///{tmp_path}/t.db"
     with open_store(db) as store:
-        store.put(SITE, template.to_json())
+        store.put(normalize_site(SITE), template.to_json())  # (the site news.example.com is part of)
     done = _fce("--store", db, "show", str(NEW_PAGE), "-o", str(tmp_path / "o.html"))
     assert done.exit_code == 0, done.stderr
     assert "method template, fit 1.000" in done.stdout

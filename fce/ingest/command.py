@@ -123,6 +123,9 @@ def ingest_command(
         raise_on_failure=False,
     )
     typer.echo(summary.to_text())
+    if summary.outcomes_lost:
+        typer.echo(f"fce: warning: {summary.outcomes_lost} fit/fallback counts were not stored: "
+                   f"{' '.join(str(summary.outcomes_error).split())}", err=True)
     summary.raise_for_failures()
 
 

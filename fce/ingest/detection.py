@@ -13,7 +13,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from fce.errors import (
@@ -30,8 +30,9 @@ from fce.ingest.engine import prepare_worker, worker_extractor
 from fce.ingest.outputs import write_manifest
 from fce.ingest.readers import InputSource, RawRecord, open_input
 from fce.ingest.settings import Settings, parse_record
+from fce.kinds import FallbackReason
 from fce.limits import run_limited
-from fce.pipeline import TEMPLATE_CACHE_SIZE, extract
+from fce.pipeline import TEMPLATE_CACHE_SIZE, extract, page_metadata
 from fce.sites import site_of
 
 if TYPE_CHECKING:
@@ -43,8 +44,8 @@ __all__ = ["PREFETCH_BYTES", "PREFETCH_RECORDS", "ROW_KEYS", "STAGES", "STATUSES
 
 STATUSES = ("ok", "fallback", "skipped_non_html", "too_large", "timeout", "decode_error", "not_html", "empty",
             "store_error", "error")
-ROW_KEYS = ("record", "url", "domain", "status", "method", "fit", "fallback_reason", "http_status", "bytes",
-            "error", "text")
+ROW_KEYS = ("record", "url", "domain", "warc_record_id", "warc_date", "status", "method", "fit", "fallback_reason",
+            "http_status", "bytes", "error", "metadata", "text")
 
 #: Records read ahead and whose domains' templates are fetched in one round trip. At most the Extractor's LRU
 #: size, so that a batch's templates are still cached when its records are processed.
@@ -83,6 +84,9 @@ class InputResult:
     seconds: float
     stage_seconds: dict[str, float] = field(default_factory=dict)  # see STAGES
     stage_cpu_seconds: dict[str, float] = field(default_factory=dict)
+    #: the fit/fallback counts of this input's records the store did not take after retries, and why
+    outcomes_lost: int = 0
+    outcomes_error: str | None = None
 
 
 def detect_input(task: DetectTask) -> InputResult:
@@ -119,8 +123,11 @@ def detect_input(task: DetectTask) -> InputResult:
                 if row["domain"]:
                     domains.add(row["domain"])
                 clock.lap("write")
+    lost = 0
     if extractor is not None:
-        extractor.flush()  # this input's fit/fallback counts; a store that refuses them costs the counts only
+        before = extractor.dropped_outcomes
+        extractor.flush()  # this input's fit/fallback counts, retried; a store that refuses them costs the counts
+        lost = extractor.dropped_outcomes - before
     os.replace(part, task.output)
     result = InputResult(
         input=task.source.path,
@@ -132,6 +139,9 @@ def detect_input(task: DetectTask) -> InputResult:
         seconds=round(time.perf_counter() - started, 3),
         stage_seconds=clock.rounded(clock.seconds),
         stage_cpu_seconds=clock.rounded(clock.cpu_seconds),
+        outcomes_lost=lost,
+        outcomes_error=None if not lost or extractor is None or extractor.record_error is None
+        else str(extractor.record_error),
     )
     write_manifest(task.source, task.manifest, result, task.settings)
     return result
@@ -220,8 +230,8 @@ _INPUT_STATUS: tuple[tuple[type[InputError], str], ...] = (
 def _detect_record(record: RawRecord, domain: str | None, extractor: Extractor | None,
                    unusable: dict[str, str], settings: Settings, clock: _Stopwatch) -> dict[str, Any]:
     row: dict[str, Any] = dict.fromkeys(ROW_KEYS)
-    row.update(record=record.index, url=record.url, domain=domain, http_status=record.http_status,
-               bytes=record.size, text="")
+    row.update(record=record.index, url=record.url, domain=domain, warc_record_id=record.record_id,
+               warc_date=record.date, http_status=record.http_status, bytes=record.size, text="")
     if record.status is not None:
         row.update(status=record.status, error=record.error)
         return row
@@ -231,22 +241,28 @@ def _detect_record(record: RawRecord, domain: str | None, extractor: Extractor |
         clock.lap("parse")
         stage = "extract"
         if domain is None:  # no URL: the page may name its site (canonical link, og:url)
-            domain = row["domain"] = registered_domain(site_of(page))
+            domain = row["domain"] = site_of(page)
         if settings.method is not None:
             from fce.methods import get_method
 
             method = get_method(settings.method)
             extraction = run_limited(settings.timeout, lambda: method(page), source=record.url)
+            extraction = replace(extraction, metadata=page_metadata(page))
         else:
             assert extractor is not None
             detector = _detector(extractor, domain, unusable)  # outside the limit: it may wait for the store
             clock.lap("store")
-            if domain is not None and domain in unusable:
-                row.update(status="store_error", error=unusable[domain])
+            problem = unusable.get(domain) if domain is not None else None
+            if problem is not None and extractor.fallback is None:
+                row.update(status="store_error", error=problem)
                 return row
             extraction = extract(page, detector, site=domain, fallback=extractor.fallback,
-                                 min_fit=extractor.min_fit, timeout=settings.timeout)
-            extractor.count(domain, extraction)  # the drift counters of the domain's template (fce sites)
+                                 min_fit=extractor.min_fit, timeout=settings.timeout, metadata=True)
+            if problem is not None:  # its stored template cannot be read: the fallback's, and the row says why
+                extraction = replace(extraction, fallback_reason=FallbackReason.TEMPLATE_ERROR)
+                row["error"] = problem
+            else:
+                extractor.count(domain, extraction)  # the drift counters of the domain's template (fce sites)
         clock.lap("extract")
     except PageTimeoutError as exc:
         clock.lap(stage)
@@ -259,12 +275,13 @@ def _detect_record(record: RawRecord, domain: str | None, extractor: Extractor |
         return row
     except (StoreFailure, KeyboardInterrupt):
         raise
-    except Exception as exc:  # noqa: BLE001 -- one hostile page must cost one row, not the input (issue #7)
+    except Exception as exc:  # noqa: BLE001 -- one hostile page must cost one row, not the input
         clock.lap(stage)
         row.update(status="error", error=f"{type(exc).__name__}: {exc}"[:1000])
         return row
     template_used = extraction.method == "template" or settings.method is not None
     row.update(status="ok" if template_used else "fallback", method=extraction.method,
                fit=None if extraction.fit is None else round(extraction.fit, 4),
-               fallback_reason=extraction.fallback_reason, text=extraction.text)
+               fallback_reason=extraction.fallback_reason, text=extraction.text,
+               metadata=None if extraction.metadata is None else extraction.metadata.to_dict())
     return row

@@ -25,7 +25,10 @@ from __future__ import annotations
 
 import gc
 import logging
+import multiprocessing
+import multiprocessing.context
 import os
+import select
 import socket
 import sys
 import threading
@@ -38,6 +41,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from fce.errors import EngineError, StoreFailure
+from fce.extras import require
 
 if TYPE_CHECKING:
     from fce.pipeline import Extractor
@@ -48,6 +52,7 @@ __all__ = [
     "Engine",
     "LocalEngine",
     "drop_swallowed_timeouts",
+    "end_with_driver",
     "open_engine",
     "prepare_worker",
     "process_id",
@@ -114,6 +119,66 @@ def prepare_worker(owner: tuple[str, int]) -> None:
     if _frozen_in != pid and process_id() != owner:
         gc.freeze()
         _frozen_in = pid
+
+
+# --- worker processes ----------------------------------------------------------------------------------------
+
+#: How local worker processes start. ``forkserver``: each worker is forked from a server process that has never
+#: run a thread (started once, with fce's ingestion modules imported), not from the driver, whose threads (Dask's,
+#: the time limits' watchdog, the store's connection pools) may hold a lock at the moment of a fork and leave the
+#: child waiting on it forever — a hang of the test suite, once, with the main thread waiting on a pool with no
+#: workers left. ``spawn`` where the platform has no forkserver (Windows, and macOS, where fork is unsafe).
+WORKER_START = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+
+#: Modules the forkserver imports once, so that a worker starts ready (without them each would import fce, lxml,
+#: NumPy and SciPy afresh: ~0.5 s a worker).
+WORKER_PRELOAD = ("fce.ingest.detection", "fce.ingest.learning")
+
+def _worker_context() -> multiprocessing.context.BaseContext:
+    context = multiprocessing.get_context(WORKER_START)
+    if WORKER_START == "forkserver":
+        context.set_forkserver_preload(list(WORKER_PRELOAD))
+    return context
+
+
+def end_with_driver(driver: int) -> None:
+    """A worker's first step: end when the driver process ``driver`` (the ``fce ingest`` that started the pool)
+    ends, whatever way it ends — ``kill -9`` included, which runs none of the driver's clean-up. Its parent is not
+    the driver but the forkserver, which lives as long as any process holds its "alive" pipe, workers included,
+    and the workers wait on a queue whose other end they hold themselves: without this, they wait forever. A thread
+    waits for the driver's end (a pidfd on Linux, which names that very process; elsewhere its pid polled every
+    :data:`DRIVER_POLL` seconds) and ends the worker at once; the forkserver and the resource tracker then see
+    their pipes close and end too."""
+    try:
+        handle = os.pidfd_open(driver)  # type: ignore[attr-defined,unused-ignore]
+    except (AttributeError, OSError):
+        handle = None
+        if not _running(driver):
+            os._exit(1)
+    threading.Thread(target=_wait_for_end, args=(driver, handle), name="fce-driver-watch", daemon=True).start()
+
+
+#: Seconds between two looks at the driver where it cannot be waited for (no pidfd: not Linux).
+DRIVER_POLL = 0.5
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _wait_for_end(driver: int, handle: int | None) -> None:
+    if handle is not None:
+        select.select([handle], [], [])  # readable once the process has ended
+    else:
+        while _running(driver):
+            time.sleep(DRIVER_POLL)
+    os._exit(1)
 
 
 # --- per-process state of workers ---------------------------------------------------------------------------
@@ -202,7 +267,8 @@ class LocalEngine(Engine):
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=self.workers)
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=_worker_context(),
+                                             initializer=end_with_driver, initargs=(os.getpid(),))
         return self._pool
 
     def run(self, fn: Callable[[T], R], tasks: Sequence[T], *, retries: int = 0,
@@ -301,10 +367,9 @@ class DaskEngine(Engine):
     each, since fce releases the GIL only inside lxml) started here and closed by :meth:`close`."""
 
     def __init__(self, scheduler: str | None = None, workers: int | None = None) -> None:
-        try:
-            from dask.distributed import Client, LocalCluster
-        except ImportError:
-            raise EngineError("--engine dask needs Dask distributed: pip install 'fce[ingest]'") from None
+        require("dask.distributed", "ingest", "fce ingest --engine dask")
+        from dask.distributed import Client, LocalCluster
+
         self._cluster = None
         if scheduler:
             try:

@@ -50,7 +50,7 @@ def _input_stamp(source: InputSource) -> dict[str, int]:
 
 def write_manifest(source: InputSource, path: str, result: InputResult, settings: Settings) -> None:
     """Write the manifest of a completed input (atomically: a manifest is whole or absent)."""
-    from fce import __version__
+    from fce.version import __version__
 
     manifest = {
         "done": True,
@@ -66,6 +66,8 @@ def write_manifest(source: InputSource, path: str, result: InputResult, settings
         "seconds": result.seconds,
         "stage_seconds": result.stage_seconds,
         "stage_cpu_seconds": result.stage_cpu_seconds,
+        "outcomes_lost": result.outcomes_lost,
+        **({"outcomes_error": result.outcomes_error} if result.outcomes_error else {}),
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "fce_version": __version__,
         "options": {"max_bytes": settings.max_bytes, "timeout": settings.timeout,

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import IO, Any, BinaryIO, Literal, NamedTuple
 
 from fce.errors import SourceError
+from fce.extras import require
 from fce.parse import MAX_PAGE_BYTES
 from fce.sources import HTML_SUFFIXES
 
@@ -171,6 +172,8 @@ class RawRecord:
     size: int = 0
     http_status: int | None = None
     error: str | None = None
+    record_id: str | None = None  # a WARC record's WARC-Record-ID
+    date: str | None = None  # a WARC record's WARC-Date (capture time)
 
 
 class InputReader(ABC):
@@ -233,6 +236,8 @@ class _WarcItem(NamedTuple):
     transfer_encoding: str | None
     length: int | None  # declared payload bytes, when the backend knows them
     read: Callable[[int], bytes]
+    record_id: str | None = None  # WARC-Record-ID, ``<urn:uuid:…>``
+    date: str | None = None  # WARC-Date: when the page was captured (ISO 8601, UTC)
 
 
 class _Undecodable(Exception):
@@ -271,10 +276,13 @@ def _fastwarc_items(stream: BinaryIO | str) -> Iterator[_WarcItem]:
             transfer_encoding=http.get("Transfer-Encoding") if http is not None else None,
             length=record.content_length,
             read=record.reader.read,
+            record_id=headers.get("WARC-Record-ID"),
+            date=headers.get("WARC-Date"),
         )
 
 
 def _warcio_items(stream: BinaryIO, max_bytes: int) -> Iterator[_WarcItem]:
+    require("warcio", "ingest", "reading WARC files (FastWARC, or else warcio)")
     from warcio.archiveiterator import ArchiveIterator
 
     iterator = ArchiveIterator(stream)
@@ -304,6 +312,8 @@ def _warcio_items(stream: BinaryIO, max_bytes: int) -> Iterator[_WarcItem]:
             transfer_encoding=http.get_header("Transfer-Encoding") if http is not None else None,
             length=length,
             read=io.BytesIO(body).read,
+            record_id=headers.get_header("WARC-Record-ID"),
+            date=headers.get_header("WARC-Date"),
         )
 
 
@@ -349,7 +359,8 @@ class WarcReader(InputReader):
                 yield self._record(item._replace(offset=ref), -1, True)
 
     def _record(self, item: _WarcItem, index: int, payload: bool) -> RawRecord:
-        base = RawRecord(index, item.offset, item.url, http_status=item.http_status, size=item.length or 0)
+        base = RawRecord(index, item.offset, item.url, http_status=item.http_status, size=item.length or 0,
+                         record_id=item.record_id, date=item.date)
         media_type = _media_type(item.content_type) or _media_type(item.identified_type)
         head: list[bytes] = []
 
