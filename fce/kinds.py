@@ -44,7 +44,8 @@ class PathStyle(StrEnum):
 class CheckRule(StrEnum):
     """The rule that decided the check of a template's result (fce.extraction.Check)."""
 
-    KEPT_TOO_LITTLE = "kept-too-little"  # the fallback won
+    KEPT_TOO_LITTLE = "kept-too-little"  # the fallback won: the template kept next to nothing
+    FALLBACK_AGREES = "fallback-agrees"  # the fallback won: it reads about what the site model expects
     KEPT_ENOUGH = "kept-enough"  # the template won
 
 

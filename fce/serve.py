@@ -291,7 +291,8 @@ class CheckOut(BaseModel):
     expected_chars: int
     fallback_chars: int | None
     winner: str = Field(description="template or fallback")
-    rule: str = Field(description="kept-too-little (the fallback won) or kept-enough (fce.pipeline.CHECK_MIN_SHARE)")
+    rule: str = Field(description="kept-too-little or fallback-agrees (the fallback won), or kept-enough "
+                                  "(fce.pipeline.CHECK_MIN_SHARE, CHECK_AGREE_SHARE, CHECK_AGREE_RANGE)")
 
 
 class ExtractResponse(BaseModel):

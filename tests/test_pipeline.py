@@ -234,6 +234,22 @@ def test_a_template_that_keeps_a_sliver_of_the_page_is_overruled():
     assert store.counters(["s.test"])["s.test"].overruled == 1
 
 
+@pytest.mark.parametrize(("chars", "expected", "fallback", "rule"), [
+    (50, 1000, None, "kept-too-little"),  # next to nothing kept: the fallback, whatever it reads
+    (50, 1000, 5000, "kept-too-little"),
+    (250, 1000, 1000, "fallback-agrees"),  # another region: the fallback reads what the site model expects
+    (250, 1000, 1600, "kept-enough"),  # the fallback reads far more than expected: comments, lists of links
+    (250, 1000, 400, "kept-enough"),
+    (250, 1000, None, "kept-enough"),  # a fallback not run (it reads more than the block tree): no comparison
+    (350, 1000, 1000, "kept-enough"),
+    (10, 150, 150, "kept-enough"),  # too short a page to judge
+])
+def test_the_check_rules(chars, expected, fallback, rule):
+    from fce.pipeline import _check_rule
+
+    assert _check_rule(chars, expected, fallback) == rule
+
+
 def test_without_a_fallback_nothing_is_checked():
     pages = site_pages()
     template = TemplateLearner("news.test").fit([p for _, p in pages[:20]]).template_
