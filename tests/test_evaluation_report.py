@@ -17,6 +17,7 @@ from fce.evaluation.report import (
     read_jsonl,
     read_rows,
     read_tsv,
+    render_by_type,
     render_table,
     summarise,
     write_jsonl,
@@ -173,3 +174,20 @@ def test_write_summary_tsv(tmp_path: Path) -> None:
     assert lines[0].split("\t") == list(Summary.__dataclass_fields__)
     assert lines[1].split("\t")[:5] == ["d", "s1", "fce", "word", "2"]
     assert len(lines) == 3
+
+
+def test_a_table_per_page_type_where_the_pages_say_their_type():
+    from fce.evaluation.harness import HarnessRow
+
+    def typed(doc_id: str, method: str, f1: float, page_type: str | None) -> HarnessRow:
+        return HarnessRow("wcxb", "s", doc_id, method, None, {WORD: PRF(f1, f1, f1)}, 1.0, 1.0, "ok",
+                          page_type=page_type)
+
+    rows = [typed("1", "fce", 0.9, "article"), typed("1", "peer", 0.7, "article"),
+            typed("2", "fce", 0.5, "forum"), typed("2", "peer", 0.6, "forum"), typed("3", "fce", 0.4, None)]
+    lines = render_by_type(rows).splitlines()
+    assert lines[0].split() == ["dataset", "page", "type", "pages", "fce", "peer"]
+    assert [line.split() for line in lines[2:]] == [["wcxb", "(all)", "2", "0.700", "0.650"],
+                                                   ["wcxb", "article", "1", "0.900", "0.700"],
+                                                   ["wcxb", "forum", "1", "0.500", "0.600"]]
+    assert render_by_type([_row("a.com", "1", 0.5, ms=1, kb=1)]) == ""  # no page types: no table

@@ -30,7 +30,14 @@ from fce.evaluation.harness import (
 )
 from fce.evaluation.measures import BLOCK, TEXT_MEASURES, WORD
 from fce.evaluation.peers import peer_names
-from fce.evaluation.report import compare_template, render_comparison, render_table, write_rows, write_summary_tsv
+from fce.evaluation.report import (
+    compare_template,
+    render_by_type,
+    render_comparison,
+    render_table,
+    write_rows,
+    write_summary_tsv,
+)
 from fce.extras import install_hint, require
 from fce.learn import MIN_PAGES
 from fce.pipeline import DEFAULT_FALLBACK
@@ -230,6 +237,9 @@ def _report(result: EvalResult, *, measure: str, by_site: bool, min_learn: int, 
     parts = [f"{measure} F1 per dataset and method", table(False)]
     if by_site:
         parts += [f"{measure} F1 per site and method", table(True)]
+    by_type = render_by_type(result.rows, measure)
+    if by_type:  # packages whose pages say their type (wcxb-dev)
+        parts += [f"{measure} F1 per page type (page mean)", by_type]
     if TEMPLATE_METHOD in result.methods and measure != BLOCK:
         others = [m for m in result.methods if m != TEMPLATE_METHOD]
         lines = compare_template(result.rows, others, baseline=fallback, measure=measure)

@@ -155,13 +155,16 @@ class HarnessRow(EvalRow):
       method's name;
     * ``fit`` — the template's fit score for the page (template mode), else ``None``;
     * ``fallback_reason`` — why the template mode used the fallback (``low-fit``, ``empty``, ``no-template``);
-    * ``error`` — the message of the failure of a row with status ``error``.
+    * ``error`` — the message of the failure of a row with status ``error``;
+    * ``page_type`` — the page's type in its package's meta (``<id>.json`` ``page_type``: wcxb-dev's article,
+      forum, product, …), else ``None``.
     """
 
     extractor: str = ""
     fit: float | None = None
     fallback_reason: str | None = None
     error: str | None = None
+    page_type: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -434,6 +437,7 @@ def _row(
         ms=ms,
         kb=kb,
         status=status,
+        page_type=doc.meta.get("page_type") if isinstance(doc.meta.get("page_type"), str) else None,
         **info,
     )
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -105,6 +106,10 @@ def _readability(html: bytes, declared_charset: str | None) -> str:
     from readability import Document
 
     from fce.errors import InputError
+
+    # readability-lxml logs a traceback for every page it cannot read (then raises): the failure is the row's
+    # status, and the console stays one line per problem
+    logging.getLogger("readability").setLevel(logging.CRITICAL)
     from fce.methods import get_method
     from fce.parse import parse_page
 

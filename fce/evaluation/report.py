@@ -43,6 +43,7 @@ __all__ = [
     "Summary",
     "TemplateComparison",
     "compare_template",
+    "render_by_type",
     "kilobytes",
     "read_jsonl",
     "read_rows",
@@ -428,6 +429,39 @@ def render_comparison(lines: Sequence[TemplateComparison], peers: Sequence[str] 
         body.append([x.dataset, x.site or "(site-macro)", str(x.n), *(_cell(x.f1[m], ".3f") for m in methods),
                      _cell(template - x.f1[baseline], "+.3f") if baseline in x.f1 else "-",
                      _cell(template - best, "+.3f"), f"{x.losses} ({x.losses / x.n:.1%})" if x.n else "0"])
+    widths = [max(len(r[i]) for r in (header, *body)) for i in range(len(header))]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths,
+                                                                                        strict=True))).rstrip()
+
+    return "\n".join([line(header), "  ".join("-" * w for w in widths), *(line(r) for r in body)]) + "\n"
+
+
+def render_by_type(rows: Iterable[EvalRow], measure: str = WORD) -> str:
+    """Page-mean F1 of ``measure`` per dataset, page type (a row's ``page_type``: the package's meta) and method,
+    one line per type with the methods as columns, the dataset's pages of every type first; empty where no row
+    has a page type."""
+    groups: dict[tuple[str, str], dict[str, list[float]]] = {}
+    methods: list[str] = []
+    for row in rows:
+        page_type = getattr(row, "page_type", None)
+        prf = row.measures.get(measure)
+        if page_type is None or prf is None:
+            continue
+        if row.method not in methods:
+            methods.append(row.method)
+        for key in ((row.dataset, "(all)"), (row.dataset, page_type)):
+            groups.setdefault(key, {}).setdefault(row.method, []).append(prf.f1)
+    if not groups:
+        return ""
+    header = ["dataset", "page type", "pages", *methods]
+    body = []
+    for dataset, page_type in sorted(groups, key=lambda k: (k[0], k[1] != "(all)", k[1])):
+        scores = groups[(dataset, page_type)]
+        pages = max(len(v) for v in scores.values())
+        body.append([dataset, page_type, str(pages),
+                     *(_cell(sum(scores[m]) / len(scores[m]), ".3f") if scores.get(m) else "-" for m in methods)])
     widths = [max(len(r[i]) for r in (header, *body)) for i in range(len(header))]
 
     def line(cells: Sequence[str]) -> str:
