@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fce.blocks import blocks_of
+from fce.blocks import blocks_of, subtree_sums
 from fce.methods import get_method
 from fce.methods import mainblock as mb
 from fce.parse import parse_page
@@ -24,7 +24,14 @@ def page(body: str, head: str = "") -> bytes:
 
 
 def extract(body: str) -> str:
-    return get_method("mainblock")(parse_page(page(body))).text
+    """The article scoring's text (steps 1–10, :func:`~fce.methods.mainblock.select_main`)."""
+    return "\n".join(b.text for b in mb.select_main(blocks_of(parse_page(page(body)))))
+
+
+def extract_page(body: str, **kwargs: bool) -> tuple[str, dict[str, object]]:
+    """What the registered method gives (the page's kind chosen, steps 11–14): text and ``info``."""
+    found = mb.extract_page(parse_page(page(body)), **kwargs)
+    return "\n".join(b.text for b in found), found.info
 
 
 def nav(k: int = 8) -> str:
@@ -321,3 +328,178 @@ def test_the_selection_leaves_no_reference_cycles() -> None:
     finally:
         if enabled:
             gc.enable()
+
+
+# -- the page's kind (steps 11-14): an article, or content over the page's main region ------------------------------
+
+
+def card(i: int, word: str = "item") -> str:
+    """One card of a list: a linked title and a short teaser (a listing's record, a "more stories" teaser)."""
+    return (f'<div class="card"><h3><a href="/{word}/{i}">The {word} number {i} of the week, reviewed</a></h3>'
+            f'<span>Posted {i} hours ago by the desk</span></div>')
+
+
+def chrome() -> str:
+    """A site header with a menu, and a footer: what the region leaves out by tag and name."""
+    return (f'<header class="site-header">{nav(6)}</header>'
+            f'<div class="cookie-banner">We use cookies to improve your visit, see our policy for details.</div>')
+
+
+FOOTER = '<footer><p>Copyright Example Media, all rights reserved, 2024, and more words here.</p></footer>'
+
+
+def test_an_article_stays_an_article_beside_its_teasers_and_comments() -> None:
+    comments = "".join(f'<div class="comment-body"><p>Reader {i} says: {LOREM}, truly.</p></div>' for i in range(3))
+    body = (f'{chrome()}<div class="story">{paras(6, "alpha")}</div>'
+            f'<div class="more">{"".join(card(i) for i in range(6))}</div>'
+            f'<div id="comments">{comments}</div>{FOOTER}')
+    text, info = extract_page(body)
+    assert text.count("alpha") == 6
+    assert "number 3 of the week" not in text and "Reader 1" not in text and "Copyright" not in text
+    assert info["page_type"] == "article" and info["page_type_reason"] == "article-prose"
+    assert "comments" not in info
+    text_with, info_with = extract_page(body, comments=True)
+    assert text_with == text  # kept comments are a field of their own, never the main text
+    assert str(info_with["comments"]).count("Reader") == 3
+
+
+def test_a_list_of_cards_is_a_listing() -> None:
+    intro = "<p>Every new item of the week, in the order they came in.</p>"
+    body = f'{chrome()}<div class="list">{intro}{"".join(card(i) for i in range(12))}</div>{FOOTER}'
+    text, info = extract_page(body)
+    assert all(f"The item number {i} of the week" in text for i in range(12))
+    assert "Posted 11 hours ago" in text and "every new item" in text.lower()
+    assert "Section number" not in text and "cookies" not in text and "Copyright" not in text
+    assert info["page_type"] == "listing"
+
+
+def test_content_over_several_regions_is_taken_whole() -> None:
+    # a product: a short description, then parts each with a specification table and a list, in <main>
+    rows = "".join(f"<tr><th>Property {i}</th><td>{i * 10} mm</td></tr>" for i in range(6))
+    parts = "".join(f"<section><h2>Part {i}</h2><table>{rows}</table><ul><li>Fits model {i}</li>"
+                    f"<li>Sold in pairs</li></ul></section>" for i in range(6))
+    body = (f'{chrome()}<main><h1>The harbour lamp</h1><div class="description">{para(word="lamp")}</div>{parts}'
+            f'</main><div class="sidebar">{nav(12)}</div>{FOOTER}')
+    assert "Property" not in extract(body)  # the article scoring keeps the description alone
+    text, info = extract_page(body)
+    assert "The harbour lamp" in text and "lamp The council" in text
+    assert "Part 5" in text and text.count("50 mm") == 6 and "Fits model 5" in text
+    assert "Section number" not in text and "Copyright" not in text and "cookies" not in text
+    assert info["page_type"] == "page" and info["page_type_reason"] == "data-elsewhere"
+
+
+def test_an_article_outside_the_main_element_is_not_the_content() -> None:
+    # the longest prose of the page is a block of text for search engines below <main>, which holds the grid
+    seo = f'<div class="seo-text">{paras(5, "seo")}</div>'
+    body = f'{chrome()}<main><h1>Lamps</h1>{"".join(card(i, "lamp") for i in range(10))}</main>{seo}{FOOTER}'
+    text, info = extract_page(body)
+    assert "The lamp number 9 of the week" in text and "seo" not in text
+    assert info["page_type_reason"] == "outside-main"
+
+
+def test_a_container_in_page_chrome_is_not_the_article() -> None:
+    # a cookie dialog's comma-rich list of partners outscores a short article (step 10), with less of the text
+    partners = ", ".join(f"p{i}" for i in range(30))
+    dialog = f'<div id="cookie-consent"><div class="text"><p>{partners}</p></div></div>'
+    body = f'<div class="story">{paras(3, "alpha")}</div>{dialog}'
+    text = extract(body)
+    assert text.count("alpha") == 3 and "p29" not in text
+    tree = blocks_of(parse_page(page(body)))
+    inner = next(b.index for b in tree.blocks if "p29" in b.text)
+    assert mb._chrome_around(tree, subtree_sums(tree)[0], inner) == inner - 2  # the dialog, not its inner boxes
+
+
+def test_a_thread_of_posts_named_as_comments_is_the_content() -> None:
+    posts = "".join(f'<div class="comment"><div class="author">user{i}</div><p>Post {i}: {LOREM}, {LOREM}.</p>'
+                    f'</div>' for i in range(5))
+    body = f'{chrome()}<div class="thread"><h1>Which lamp for the harbour?</h1>{posts}</div>{FOOTER}'
+    text, info = extract_page(body)
+    assert all(f"Post {i}:" in text for i in range(5)) and "Which lamp" in text
+    assert info["page_type"] == "forum"
+
+
+def test_an_article_with_code_is_documentation_and_keeps_its_link_lists() -> None:
+    code = "".join(f"<pre>lamp.switch(on=True)  # step {i}</pre>" for i in range(3))
+    see_also = "<ul>" + "".join(f'<li><a href="/ref/{i}">Reference page {i}</a></li>' for i in range(4)) + "</ul>"
+    body = f'{chrome()}<div class="doc">{paras(4, "alpha")}{code}<h2>See also</h2>{see_also}</div>{FOOTER}'
+    assert "Reference page" not in extract(body)  # the article scoring prunes the link list…
+    text, info = extract_page(body)
+    assert "Reference page 3" in text and "step 2" in text and text.count("alpha") == 4  # …documentation keeps it
+    assert info["page_type"] == "documentation"
+
+
+def test_a_page_of_a_few_words_gives_them() -> None:
+    text, info = extract_page("Test")
+    assert text == "Test"
+    assert info["page_type_reason"] == "no-article"
+    text, _ = extract_page('<article><h2>Case 1</h2><img src="a.png"><h2>Case 2</h2></article>')
+    assert text == "Case 1\nCase 2"
+
+
+def test_a_page_that_shows_nothing_without_scripts_is_read_from_its_noscript() -> None:
+    body = f'<div id="app"></div><noscript><div class="post">{paras(3, "alpha")}</div></noscript>'
+    text, info = extract_page(body)
+    assert text.count("alpha") == 3 and info["noscript"] is True
+    text, info = extract_page(f'<div class="story">{paras(3, "alpha")}</div><noscript>Enable scripts</noscript>')
+    assert "noscript" not in info and "Enable" not in text
+
+
+def test_the_page_kind_reaches_the_extraction() -> None:
+    result = get_method("mainblock")(parse_page(page(f'<div>{paras(4, "alpha")}</div>')))
+    assert (result.info["page_type"], result.info["page_type_reason"]) == ("article", "article-prose")
+    tree = blocks_of(parse_page(page(f'<div>{paras(4, "alpha")}</div>')))
+    texts = [i for i in result.info["covered"] if tree[i].text]  # what went out: the container and its paragraphs
+    assert texts == [i for i in range(len(tree)) if "alpha" in tree[i].text]
+    assert result.text.count("alpha") == 4
+
+
+def test_the_source_reads_pages_as_the_compiled_module_does() -> None:
+    import pytest
+
+    from tests._sites import site_pages
+
+    if not mb.COMPILED:
+        pytest.skip("the compiled module is not built (or FCE_NO_ACCEL is set)")
+    source = _source_module()
+    bodies = [f'{chrome()}<div class="list">{"".join(card(i) for i in range(12))}</div>{FOOTER}',
+              f'{chrome()}<div class="story">{paras(6, "alpha")}</div>{"".join(card(i) for i in range(6))}',
+              f'<main><div>{para()}</div><table><tr><td>{LOREM}</td></tr></table></main>{nav()}']
+    pages = [p for _, p in site_pages("agree.test", 8, 3, "div")] + [parse_page(page(b)) for b in bodies]
+    for parsed in pages:
+        tree = blocks_of(parsed)
+        for comments in (False, True):
+            assert source.select_page(tree, comments=comments) == mb.select_page(tree, comments=comments)
+
+
+def test_the_bounds_of_step_12_take_a_page_for_an_article_only_where_its_region_does() -> None:
+    # _surely_article reads the whole subtree of the region's root, not the region: where it decides, reading the
+    # region (_page_kind) finds an article too, and its card marks are _cards' on the article's blocks
+    from tests._sites import site_pages
+
+    linked = "".join(f'<p>{LOREM}, see <a href="/n/{i}">note {i}</a>.</p>' for i in range(4))
+    comments = "".join(f'<div class="comment-body"><p>Reader {i} says: {LOREM}, truly.</p></div>' for i in range(6))
+    bodies = [f'{chrome()}<div class="list">{"".join(card(i) for i in range(12))}</div>{FOOTER}',
+              f'{chrome()}<div class="story">{paras(6, "alpha")}</div>{"".join(card(i) for i in range(6))}',
+              f'{chrome()}<div class="story">{linked}{paras(2, "alpha")}</div>{FOOTER}',
+              f'<div class="story">{paras(2, "alpha")}</div><div class="comments">{comments}</div>',
+              f'<main><div>{para()}</div><table><tr><td>{LOREM}</td></tr></table></main>{nav()}',
+              f'<div>{paras(4, "alpha")}</div><main>{para(word="beta")}</main>',
+              "".join(f"<table><tr><td>{para(word=f'part{i}')}</td></tr></table>" for i in range(5))]  # sections
+    pages = [p for _, p in site_pages("agree.test", 8, 3, "div")] + [parse_page(page(b)) for b in bodies]
+    decided = 0
+    for parsed in pages:
+        tree = blocks_of(parsed)
+        sums = subtree_sums(tree, mb._INLINE)
+        mine: list[int] = []
+        article = mb._article(tree, None, mine, sums)
+        mains = mb._mains(tree)
+        root = mb._region_root(tree, sums[0], mains)
+        cards = mb._cards(tree, sums)
+        theirs = mb._kept(tree, root, mb._region_keep(tree, sums, root, False))
+        marks = mb._surely_article(tree, sums, root, article, mine, mains)
+        if marks is not None:
+            decided += 1
+            assert mb._page_kind(tree, sums, cards, article, mine, theirs, mains) == ("article", "article-prose")
+            assert [marks[i] for i in mine] == [cards[i] for i in mine]
+    assert 0 < decided < len(pages)  # (both ways are taken)
+    assert mb.select_page(tree)[1]["page_type_reason"] == "prose-elsewhere"  # (the sections: the region is read)

@@ -33,9 +33,9 @@ FLOORS: dict[tuple[str, str, str], float] = {
     ("cleaneval", "mainblock", "page"): 0.922,
     ("wcxb", "mainblock", "page"): 0.766,
     ("readability", "mainblock", "page"): 0.943,
-    ("msv-big9", TEMPLATE_METHOD, "site"): 0.972,
+    ("msv-big9", TEMPLATE_METHOD, "site"): 0.976,
     ("cleanportaleval", TEMPLATE_METHOD, "site"): 0.972,
-    ("daniel", TEMPLATE_METHOD, "site"): 0.899,
+    ("daniel", TEMPLATE_METHOD, "site"): 0.902,
     ("dragnet", TEMPLATE_METHOD, "site"): 0.943,
 }
 

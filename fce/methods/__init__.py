@@ -43,8 +43,9 @@ class MethodInfo:
     blocks: str | None = None
 
     def __call__(self, page: Page) -> Extraction:
-        blocks = tuple(self.func(page))
-        return Extraction.from_blocks(blocks, method=self.name)
+        found = self.func(page)
+        info = getattr(found, "info", None)  # what a method learned of the page beyond its blocks (mainblock's kind)
+        return Extraction.from_blocks(tuple(found), method=self.name, info=dict(info) if info else {})
 
 
 _REGISTRY: dict[str, MethodInfo] = {}
