@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REDIS_SERVER, STARTUP_TIMEOUT, RedisServer, _free_port
+from tests._serving import free_port
+from tests.conftest import REDIS_SERVER, STARTUP_TIMEOUT, RedisServer
 
 __all__ = ["NODES", "RedisCluster", "cluster_fixture", "cluster_url_fixture", "start_cluster"]
 
@@ -68,9 +69,9 @@ def start_cluster(workdir: Path) -> RedisCluster:
     nodes: list[RedisServer] = []
     try:
         for _ in range(NODES):
-            port = _free_port()
+            port = free_port()
             # the cluster bus on its own free port: the default, port + 10000, may be taken or > 65535
-            node = RedisServer(server, port, workdir, ("--cluster-enabled", "yes", "--cluster-port", str(_free_port()),
+            node = RedisServer(server, port, workdir, ("--cluster-enabled", "yes", "--cluster-port", str(free_port()),
                                                        "--cluster-config-file", str(workdir / f"nodes-{port}.conf")))
             nodes.append(node)
             node.start()

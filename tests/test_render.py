@@ -23,9 +23,9 @@ from fce.render import (
     Span,
     Table,
     structure,
-    to_html,
     text_html,
     text_markdown,
+    to_html,
     to_markdown,
 )
 

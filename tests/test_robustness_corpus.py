@@ -29,7 +29,7 @@ from fce.evaluation.measures import words
 from fce.limits import run_limited
 from fce.methods import available_methods
 from fce.sitegen import generate_site
-from tests._robustness import assert_one_line_error, is_word_subsequence, page_words
+from tests._robustness import assert_one_line_error, is_sound, is_word_subsequence, page_words
 
 #: Seconds each method may take on a corpus page that is not meant to be slow. Generous: they take milliseconds.
 LIMIT = 10.0
@@ -195,7 +195,7 @@ def test_public_api(case: Case, template: fce.Template) -> None:
             continue
         assert isinstance(extraction, fce.Extraction)
         if visible is not None:
-            assert is_word_subsequence(words(extraction.text), visible), f"{case.name}: {name} invented words"
+            assert is_sound(extraction, page, visible), f"{case.name}: {name} invented words"
     if case.contains or case.absent:
         plain = _plain_words(page)
         assert _contains_in_order(plain, case.contains), f"{case.name}: {plain[:50]}"

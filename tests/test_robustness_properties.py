@@ -23,11 +23,10 @@ from hypothesis.errors import InvalidArgument
 
 import fce
 from fce.errors import FceError, InputError
-from fce.evaluation.measures import words
 from fce.limits import run_limited
 from fce.methods import available_methods
 from fce.sitegen import generate_site
-from tests._robustness import is_word_subsequence, page_words
+from tests._robustness import is_sound, page_words
 
 #: Seconds per method and example. Generated pages take milliseconds; reaching this is a hang, and fails.
 LIMIT = 10.0
@@ -235,7 +234,7 @@ def check_page(data: bytes) -> None:
     results = _runs(page)
     for name, extraction in results:
         assert isinstance(extraction, fce.Extraction)
-        assert is_word_subsequence(words(extraction.text), visible), (name, extraction.text, visible)
+        assert is_sound(extraction, page, visible), (name, extraction.text, visible)
     again = _parse(data)
     assert again is not None
     for (name, first), (_, second) in zip(results, _runs(again), strict=True):
@@ -270,7 +269,7 @@ def test_text_input(data: str) -> None:
         return
     visible = page_words(page)
     for name, extraction in _runs(page):
-        assert is_word_subsequence(words(extraction.text), visible), (name, extraction.text)
+        assert is_sound(extraction, page, visible), (name, extraction.text)
 
 
 # --- inputs the fuzzer found ---------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from redis.cluster import RedisCluster as ClusterClient
 
 from templates_store import RedisStore, StoreConfigError, StoreUnavailable, open_store
 from tests._redis_cluster import NODES, RedisCluster, cluster_fixture, cluster_url_fixture  # noqa: F401 (fixtures, used by name)
-from tests.conftest import _free_port
+from tests._serving import free_port
 
 pytestmark = pytest.mark.redis
 
@@ -52,7 +52,7 @@ def test_cluster_url_makes_a_cluster_client(redis_cluster_url: str) -> None:
 
 
 def test_opening_does_no_io_and_a_dead_cluster_is_unavailable() -> None:
-    url = f"redis+cluster://127.0.0.1:{_free_port()}?socket_timeout=0.5&socket_connect_timeout=0.5&retries=1"
+    url = f"redis+cluster://127.0.0.1:{free_port()}?socket_timeout=0.5&socket_connect_timeout=0.5&retries=1"
     store = open_store(url)  # nothing listens there: opening must not notice
     started = time.monotonic()
     with pytest.raises(StoreUnavailable) as caught:
