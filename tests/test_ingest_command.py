@@ -87,3 +87,12 @@ def test_help_lists_the_options() -> None:
     for option in ("--engine", "--scheduler", "--store", "--out", "--learn-only", "--detect-only", "--k",
                    "--max-bytes", "--timeout", "--workers"):
         assert option in result.output
+
+
+def test_comments_option_fills_the_rows_comments(crawl: Crawl, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = invoke("--out", str(out), "--store", "memory://", "--detect-only", "--comments", "--workers", "0",
+                    "--no-progress", str(crawl.files[0]))
+    assert result.exit_code == 0, result.output
+    rows = [row for row in rows_of(out) if row["status"] in ("ok", "fallback")]
+    assert rows and all(isinstance(row["comments"], str) for row in rows)

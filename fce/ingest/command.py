@@ -80,6 +80,9 @@ def ingest_command(
         "--relearn-stale/--keep-stale",
         help="Learn again, from this run's pages, the domains whose stored template is stale (its recent "
              "detections mostly fell back: fce sites).")] = True,
+    comments: Annotated[bool, typer.Option(
+        "--comments", help="Also give each page's reader comments, which the text leaves out, as the field "
+                           "comments of its row.")] = False,
     progress: Annotated[bool, typer.Option(
         "--progress/--no-progress", help="Progress bars on stderr (shown only on a terminal).")] = True,
 ) -> None:
@@ -118,6 +121,7 @@ def ingest_command(
         workers=workers,
         progress=progress,
         retries=retries,
+        comments=comments,
         refresh_after=refresh_after,
         relearn_stale=relearn_stale,
         raise_on_failure=False,

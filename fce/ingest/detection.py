@@ -32,7 +32,7 @@ from fce.ingest.readers import InputSource, RawRecord, open_input
 from fce.ingest.settings import Settings, parse_record
 from fce.kinds import FallbackReason
 from fce.limits import run_limited
-from fce.pipeline import TEMPLATE_CACHE_SIZE, extract, page_metadata
+from fce.pipeline import TEMPLATE_CACHE_SIZE, extract, page_metadata, with_comments
 from fce.sites import site_of
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ __all__ = ["PREFETCH_BYTES", "PREFETCH_RECORDS", "ROW_KEYS", "STAGES", "STATUSES
 STATUSES = ("ok", "fallback", "skipped_non_html", "too_large", "timeout", "decode_error", "not_html", "empty",
             "store_error", "error")
 ROW_KEYS = ("record", "url", "domain", "warc_record_id", "warc_date", "status", "method", "fit", "fallback_reason",
-            "http_status", "bytes", "error", "metadata", "text")
+            "page_type", "http_status", "bytes", "error", "metadata", "text", "comments")
 
 #: Records read ahead and whose domains' templates are fetched in one round trip. At most the Extractor's LRU
 #: size, so that a batch's templates are still cached when its records are processed.
@@ -248,6 +248,8 @@ def _detect_record(record: RawRecord, domain: str | None, extractor: Extractor |
             method = get_method(settings.method)
             extraction = run_limited(settings.timeout, lambda: method(page), source=record.url)
             extraction = replace(extraction, metadata=page_metadata(page))
+            if settings.comments:
+                extraction = with_comments(page, extraction)
         else:
             assert extractor is not None
             detector = _detector(extractor, domain, unusable)  # outside the limit: it may wait for the store
@@ -257,7 +259,8 @@ def _detect_record(record: RawRecord, domain: str | None, extractor: Extractor |
                 row.update(status="store_error", error=problem)
                 return row
             extraction = extract(page, detector, site=domain, fallback=extractor.fallback,
-                                 min_fit=extractor.min_fit, timeout=settings.timeout, metadata=True)
+                                 min_fit=extractor.min_fit, timeout=settings.timeout, metadata=True,
+                                 comments=settings.comments)
             if problem is not None:  # its stored template cannot be read: the fallback's, and the row says why
                 extraction = replace(extraction, fallback_reason=FallbackReason.TEMPLATE_ERROR)
                 row["error"] = problem
@@ -282,6 +285,7 @@ def _detect_record(record: RawRecord, domain: str | None, extractor: Extractor |
     template_used = extraction.method == "template" or settings.method is not None
     row.update(status="ok" if template_used else "fallback", method=extraction.method,
                fit=None if extraction.fit is None else round(extraction.fit, 4),
-               fallback_reason=extraction.fallback_reason, text=extraction.text,
+               fallback_reason=extraction.fallback_reason, page_type=extraction.page_type, text=extraction.text,
+               comments=extraction.comments if settings.comments else None,
                metadata=None if extraction.metadata is None else extraction.metadata.to_dict())
     return row

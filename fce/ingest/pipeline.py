@@ -239,6 +239,7 @@ def ingest(
     ttl: float | None = None,
     fallback: str | None = DEFAULT_FALLBACK,
     method: str | None = None,
+    comments: bool = False,
     raise_on_failure: bool = True,
 ) -> IngestSummary:
     """Learn templates per registered domain from ``inputs`` and extract every record into ``out_dir``.
@@ -254,8 +255,9 @@ def ingest(
     with compare-and-set (``ttl``: their expiry in seconds). ``max_bytes`` caps a record's size; ``timeout``
     (seconds, ``None``: none) bounds its parsing and, again, its extraction, and learning to that much per page
     (:mod:`fce.limits`). ``method`` runs that single-page method on every
-    record instead of templates (no store, no learning: a baseline for benchmarks). ``retries``: further
-    attempts of a task that failed on the store.
+    record instead of templates (no store, no learning: a baseline for benchmarks). ``comments``: every row also
+    gives the page's reader comments, which its text leaves out (:func:`fce.pipeline.with_comments`). ``retries``:
+    further attempts of a task that failed on the store.
 
     Returns an :class:`IngestSummary`. When a task failed (after retries) the other inputs are still completed
     (after a store failure, inputs not yet started are not), and :meth:`IngestSummary.raise_for_failures`
@@ -290,7 +292,7 @@ def ingest(
             workers = 0
     settings = Settings(
         run_id=uuid.uuid4().hex, owner=process_id(), store=the_store, max_bytes=max_bytes, timeout=timeout,
-        min_pages=min_pages, fallback=fallback, method=method, ttl=ttl,
+        min_pages=min_pages, fallback=fallback, method=method, ttl=ttl, comments=comments,
     )
     plans = [(source, *output_paths(out, source)) for source in sources]
     pending = [p for p in plans if completed_manifest(*p) is None]

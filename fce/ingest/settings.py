@@ -28,6 +28,7 @@ class Settings:
     fallback: str | None
     method: str | None
     ttl: float | None
+    comments: bool = False  # each row also gives the page's reader comments (fce.pipeline.with_comments)
 
 
 def parse_record(record: RawRecord, settings: Settings, *, learning: bool = False) -> Page:
