@@ -8,16 +8,14 @@ held-out msv-big9 pages (:func:`bench.common.split_learn_detect`) and each compo
 alternately ``--reps`` times and the minimum of each is kept (thread CPU time, ``time.thread_time_ns``). Reported:
 median ms per page of each, the median of the per-page ratios to the lxml floor, and the median of the per-page
 ratios new ÷ old. (A function of the old code that imports an fce module lazily when called would get the new
-one: on these paths only guided detection's import of ``mainblock.select_main`` does, and it is bound at import
-time here, where the baseline has ``fce.detect._mainblock_selection``, since 2026-11-22: older baselines use the new
-``mainblock``.)
+one; the modules on these paths import what they call at module level.)
 Components: ``segment`` (pages parsed beforehand), ``parse_page`` (into the lxml tree), ``detect guided`` (parse +
 template, the default mode), ``mainblock`` and ``plain`` (parse + method), each page parsed as that version's
 ``fce detect`` parses it (the block tree made while parsing where that is all that is read: ``parse_page(blocks=…)``,
 where the version has it). Templates are learned by the baseline.
-Then the new code against a peer (``--peer``, default Resiliparse: the issues' "× Resiliparse"), alternating with
-it on every page the same way: ``parse_page``, detection with the template alone and with the default fallback,
-and ``mainblock``.
+Then the new code against a peer (``--peer``, default Resiliparse, the reference of "× Resiliparse" figures),
+alternating with it on every page the same way: ``parse_page``, detection with the template alone and with the
+default fallback, and ``mainblock``.
 
 ``--learn`` times learning instead: per site, ``LayoutLearner.fit`` (what ``fce learn`` runs) of each version on
 the speed section's 30 learning pages, parsed beforehand by that version (afresh for every run: a page keeps its
@@ -209,7 +207,7 @@ def _learn(args: argparse.Namespace, specs: Sequence[common.PageSpec], old: dict
 
 def _against_peer(args: argparse.Namespace, work: list[Any], new: dict[str, Any], floor: list[float]) -> None:
     """The new code against a peer extractor (default Resiliparse), alternating on every page in this process: the
-    issue's "× Resiliparse" without the drift of separate processes run minutes apart."""
+    "× Resiliparse" figure without the drift of separate processes run minutes apart."""
     peer = common.make_extractor(args.peer)
     parse, extract = new["fce.parse"].parse_page, new["fce.pipeline"].extract
     as_commands = _parse_as_commands(new)

@@ -45,6 +45,7 @@ __all__ = [
     "make_extractor",
     "parser_with_blocks",
     "peak_rss_mb",
+    "status_mb",
     "percentile",
     "pool",
     "select_quick",
@@ -55,10 +56,10 @@ __all__ = [
 #: Where the evaluation data lives (``<dataset>/<site>/<id>.html|.txt|.json``); ``FCE_BENCH_DATA`` overrides it.
 DATA_ROOT = Path("/work/shared/data")
 
-#: Issue 3's datasets for the single-page methods, in report order.
+#: The datasets of the single-page methods, in report order.
 QUALITY_DATASETS = ("scrapinghub", "l3s-gn1", "cleaneval", "msv-big9", "cleanportaleval")
 
-#: Issue 2's datasets for the template (several pages per site).
+#: The datasets of the template (several pages per site).
 TEMPLATE_DATASETS = ("msv-big9", "cleanportaleval")
 
 #: The FastCE paper learns from "between 20 to 30 web pages" (§IV); the benchmark learns on at most this many.
@@ -66,7 +67,7 @@ LEARN_PAGES = 30
 #: Learning is timed at least this many times per site (the median is kept): a site's fit takes 20–50 ms, and on a
 #: shared 2-core machine three runs left the learn ÷ ContentExtractor ratios moving by a third between runs.
 LEARN_REPEATS = 5
-#: …and on at least this many where the site has them (issue 2: "≥ 20 learning pages where the site has them").
+#: …and on at least this many where the site has them ("≥ 20 learning pages where the site has them").
 MIN_LEARN_PAGES = 20
 #: At most this many folds per site (a site of n ≤ 30 pages would otherwise need n learns for leave-one-out).
 MAX_FOLDS = 10
@@ -357,10 +358,10 @@ def median(values: Sequence[float]) -> float:
     return percentile(values, 50)
 
 
-def _status_mb(field: str) -> float | None:
-    """A ``Vm…`` field of /proc/self/status in MB (None off Linux)."""
+def status_mb(pid: int | str, field: str) -> float | None:
+    """A ``Vm…`` field of /proc/PID/status in MB (None off Linux, or when the process is gone)."""
     try:
-        with open("/proc/self/status", encoding="ascii") as fh:
+        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
             for line in fh:
                 if line.startswith(field + ":"):
                     return int(line.split()[1]) / 1024  # kB
@@ -376,7 +377,7 @@ def peak_rss_mb() -> float:
     one survives ``execve``, so a spawned worker would report the RSS of the parent it was forked from. Elsewhere
     ``ru_maxrss`` (KiB on Linux, bytes on macOS).
     """
-    hwm = _status_mb("VmHWM")
+    hwm = status_mb("self", "VmHWM")
     if hwm is not None:
         return hwm
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -385,7 +386,7 @@ def peak_rss_mb() -> float:
 
 def rss_mb() -> float:
     """This process's resident set size now, in MB (the peak so far where the current value is unknown)."""
-    now = _status_mb("VmRSS")
+    now = status_mb("self", "VmRSS")
     return now if now is not None else peak_rss_mb()
 
 
@@ -753,7 +754,7 @@ def quality_worker(extractor: str, specs: Sequence[PageSpec]) -> list[dict[str, 
 
 def template_worker(site_specs: Sequence[PageSpec], seed: int, peers: Sequence[str],
                     max_folds: int = MAX_FOLDS) -> list[dict[str, Any]]:
-    """Issue 2's template quality on one site: k-fold by page (:func:`folds`); every judged page through the
+    """Template quality on one site: k-fold by page (:func:`folds`); every judged page through the
     template alone in each detection mode, the template with the default fallback (what ``fce detect`` does), the
     fallback method alone and ``peers`` (trafilatura)."""
     from fce.detect import Detector

@@ -1,4 +1,4 @@
-"""Check that a change to parsing, segmentation or detection left fce's output identical (issue 6: speed work must
+"""Check that a change to parsing, segmentation or detection left fce's output identical (speed work must
 keep output identical).
 
     python -m bench.identity record FILE [--sample N] [--seed S]   # digests of the current code → FILE

@@ -25,8 +25,8 @@ run does them; per core divides by the workers; per CPU-s divides by the CPU tim
 (and wall-clock time) per page in each stage (``fce.ingest.detection.STAGES``: read, store, parse, extract,
 release, write), from the manifests; on a busy machine wall-clock includes time waiting for a core, CPU time
 much less so. Worker peak RSS is the largest
-``ru_maxrss`` among the run's worker processes (``RUSAGE_CHILDREN``; workers are forked, so it includes what they
-inherit from the driver).
+``VmHWM`` among the run's worker processes (and their forkserver), and their CPU time, polled from ``/proc``
+while the run goes on: workers start from a forkserver, so ``RUSAGE_CHILDREN`` never sees them.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -47,12 +48,11 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` and ``fce`` imp
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import common  # noqa: E402
+from bench.ingest_methods import NOTHING, TRAFILATURA  # noqa: E402 -- and registers them in this process
 from fce.extras import install_hint  # noqa: E402
 from fce.ingest import DEFAULT_MIN_PAGES  # noqa: E402
 
 DATASETS = ("msv-big9", "cleanportaleval", "scrapinghub", "l3s-gn1", "cleaneval")
-TRAFILATURA = "trafilatura-bench"
-NOTHING = "nothing-bench"
 
 
 # --- the WARC --------------------------------------------------------------------------------------------
@@ -87,50 +87,81 @@ def build_warcs(directory: Path, files: int, copies: int, *,
 # --- one configuration, in its own process ---------------------------------------------------------------
 
 
-def _register_trafilatura() -> None:
-    """trafilatura as an fce method: its plain text as one block. Registered before the worker pool forks, so
-    workers inherit it.
+class _Descendants(threading.Thread):
+    """Polls this process's descendants (``/proc``) for their CPU time and peak RSS until stopped.
 
-    trafilatura only takes an ``lxml.html`` tree, and fce's parsed tree is a plain ``etree`` one, so the page is
-    serialised (about 1 ms for 100 KB) and trafilatura parses it itself, as it does from bytes: its run pays
-    fce's parse too (the pipeline parses every record), a few ms per page, about a tenth of trafilatura's time.
-    """
-    import lxml.html
-    import trafilatura
+    Workers start from a forkserver, so they are not this process's children: ``RUSAGE_CHILDREN`` never sees
+    them. Each descendant's last reading counts; a worker's CPU time after its last poll (at most
+    :data:`POLL_SECONDS`) is missed. The forkserver itself is among them (its RSS is a worker's before its
+    first task)."""
 
-    from fce.extraction import ExtractedBlock
-    from fce.methods import register
+    POLL_SECONDS = 0.05
 
-    @register(TRAFILATURA, paper="trafilatura (Barbaresi 2021)", description="trafilatura.extract, defaults")
-    def _extract(page: Any) -> list[ExtractedBlock]:
-        text = trafilatura.extract(lxml.html.tostring(page.root)) or ""
-        return [ExtractedBlock("trafilatura", text, 0)] if text else []
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.seen: dict[int, tuple[float, float]] = {}  # pid -> (CPU seconds, peak RSS MB)
+        self._stop_event = threading.Event()
 
+    def run(self) -> None:
+        while not self._stop_event.is_set():
+            self.poll()
+            self._stop_event.wait(self.POLL_SECONDS)
 
-def _register_nothing() -> None:
-    """An extractor that returns nothing: what is left is the pipeline's own cost (the ``pipeline floor`` run)."""
-    from fce.extraction import ExtractedBlock
-    from fce.methods import register
+    def stop(self) -> None:
+        self._stop_event.set()
+        self.join()
+        self.poll()
 
-    @register(NOTHING, paper="-", description="returns nothing: the pipeline without extraction")
-    def _extract(page: Any) -> list[ExtractedBlock]:
-        return []
+    def poll(self) -> None:
+        tick = os.sysconf("SC_CLK_TCK")
+        parents: dict[int, int] = {}
+        stats: dict[int, list[str]] = {}
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(fields[1])
+            stats[int(entry.name)] = fields
+        mine = {os.getpid()}
+        grew = True
+        while grew:
+            found = {pid for pid, parent in parents.items() if parent in mine} - mine
+            grew = bool(found)
+            mine |= found
+        for pid in mine - {os.getpid()}:
+            cpu = (int(stats[pid][11]) + int(stats[pid][12])) / tick  # utime, stime
+            rss = common.status_mb(pid, "VmHWM") or 0.0
+            self.seen[pid] = (max(cpu, self.seen.get(pid, (0.0, 0.0))[0]), max(rss, self.seen.get(pid, (0.0, 0.0))[1]))
+
+    @property
+    def cpu_seconds(self) -> float:
+        return sum(cpu for cpu, _ in self.seen.values())
+
+    @property
+    def peak_rss_mb(self) -> float:
+        return max((rss for _, rss in self.seen.values()), default=0.0)
 
 
 def run_one(config: dict[str, Any]) -> dict[str, Any]:
     from fce.ingest import ingest
 
-    if config.get("method") == TRAFILATURA:
-        _register_trafilatura()
-    elif config.get("method") == NOTHING:
-        _register_nothing()
+    if config.get("method") in (TRAFILATURA, NOTHING):
+        # Workers start from a forkserver, not from this process: they import the bench's methods themselves.
+        import fce.ingest.engine
+
+        fce.ingest.engine.WORKER_PRELOAD = (*fce.ingest.engine.WORKER_PRELOAD, "bench.ingest_methods")
+    descendants = _Descendants()
+    descendants.start()
     started = time.perf_counter()
     summary = ingest(config["inputs"], out_dir=config["out"], store=config["store"], workers=config["workers"],
                      detect_only=config.get("detect_only", False), method=config.get("method"), progress=False)
     seconds = time.perf_counter() - started
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    descendants.stop()
     own = resource.getrusage(resource.RUSAGE_SELF)
-    cpu = children.ru_utime + children.ru_stime + own.ru_utime + own.ru_stime
+    cpu = descendants.cpu_seconds + own.ru_utime + own.ru_stime
     return {
         "rows": summary.rows,
         "seconds": seconds,
@@ -143,7 +174,7 @@ def run_one(config: dict[str, Any]) -> dict[str, Any]:
         "phases": summary.phase_seconds,
         "stage_ms_per_page": {k: 1000 * v / max(summary.rows, 1) for k, v in summary.stage_seconds.items()},
         "stage_cpu_ms_per_page": {k: 1000 * v / max(summary.rows, 1) for k, v in summary.stage_cpu_seconds.items()},
-        "worker_peak_rss_mb": children.ru_maxrss / 1024,  # KiB on Linux
+        "worker_peak_rss_mb": descendants.peak_rss_mb,
         "driver_peak_rss_mb": common.peak_rss_mb(),
     }
 

@@ -1,4 +1,4 @@
-"""Issue 8 on msv-big9: several layouts per site, drift detection and relearning.
+"""msv-big9 with several layouts per site, drift detection and relearning.
 
     python -m bench.layouts_bench [--data DIR] [--workers 2] [--out FILE.json]
 

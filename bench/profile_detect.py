@@ -1,4 +1,4 @@
-"""Profile ``fce detect`` with a learned template, for the speed work of issue 6.
+"""Profile ``fce detect`` with a learned template.
 
     python -m bench.profile_detect [--dataset msv-big9] [--site SITE ...] [--mode MODE] [--repeat 5] [--fallback]
                                    [--no-parse] [--html FILE] [--stages]

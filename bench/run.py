@@ -9,8 +9,8 @@ Sections (README.md says what each measures and how):
   30 learning pages. One fresh process per component, run one after the other.
 * ``scaling`` — learn time for 10 → 30 → 100 pages of a generated site; detect time as one page grows from 10 KB
   to 10 MB.
-* ``quality`` — issue 3: word-level F1 of every single-page method and peer on the five datasets.
-* ``template`` — issue 2: template word F1 per site on msv-big9 and cleanportaleval, k-fold by page, with the
+* ``quality`` — word-level F1 of every single-page method and peer on the five datasets.
+* ``template`` — template word F1 per site on msv-big9 and cleanportaleval, k-fold by page, with the
   density fallback and trafilatura on the same pages.
 
 Tables go to stdout and ``DIR/results.md``; the figures to ``DIR/results.json`` and per-page rows to
@@ -41,13 +41,13 @@ SECTIONS = ("speed", "scaling", "quality", "template")
 FLOOR = "lxml"
 REFERENCE = "resiliparse"
 
-#: Page sizes of the detect scaling (issue 6: 10 KB → 10 MB).
+#: Page sizes of the detect scaling (10 KB → 10 MB).
 SCALING_SIZES = (10_000, 100_000, 1_000_000, 10_000_000)
 QUICK_SCALING_SIZES = (10_000, 100_000, 1_000_000)
 #: The components timed on growing pages; ``detect`` stands for the template alone in every detection mode,
 #: ``fallback`` for fce's default fallback method.
 SCALING_COMPONENTS = ("lxml", "fce-parse", "detect", "fallback", "resiliparse")
-#: Learning-set sizes of the learn scaling (issue 6: 10 → 30 → 100).
+#: Learning-set sizes of the learn scaling (10 → 30 → 100).
 LEARN_SIZES = (10, 30, 100)
 
 #: Quick mode: how much of each dataset (the full run takes everything).
@@ -263,7 +263,7 @@ def _median_round(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def speed_section(rep: Report, args: argparse.Namespace) -> None:
-    rep.write("## Speed and memory (issue 6)")
+    rep.write("## Speed and memory")
     rep.write()
     specs = common.load_specs("msv-big9", args.data)
     if not specs:
@@ -482,7 +482,7 @@ def before_after(rep: Report, args: argparse.Namespace, summary: dict[str, Any],
 
 
 def scaling_section(rep: Report, args: argparse.Namespace) -> None:
-    rep.write("## Scaling (issue 6)")
+    rep.write("## Scaling")
     rep.write()
     rep.write("Learn on n pages of a generated site (`fce.sitegen.generate_site`, fit only: pages parsed "
               f"beforehand; median of {1 if args.quick else 3} runs after a warm-up; one process per cell):")
@@ -620,7 +620,7 @@ def run_quality(rep: Report, args: argparse.Namespace, sections: set[str]) -> No
 def template_report(rep: Report, args: argparse.Namespace, rows: list[dict[str, Any]]) -> None:
     from fce.pipeline import DEFAULT_FALLBACK
 
-    rep.write("## Template quality (issue 2)")
+    rep.write("## Template quality")
     rep.write()
     if not rows:
         rep.write(f"*Skipped: none of {', '.join(common.TEMPLATE_DATASETS)} found under {args.data}.*\n")
@@ -680,7 +680,7 @@ def template_report(rep: Report, args: argparse.Namespace, rows: list[dict[str, 
 
 def quality_report(rep: Report, args: argparse.Namespace, rows: list[dict[str, Any]],
                    chosen: dict[str, list[PageSpec]]) -> None:
-    rep.write("## Single-page quality (issue 3)")
+    rep.write("## Single-page quality")
     rep.write()
     if not rows:
         rep.write(f"*Skipped: none of {', '.join(args.datasets)} found under {args.data}.*\n")
@@ -723,7 +723,7 @@ def quality_report(rep: Report, args: argparse.Namespace, rows: list[dict[str, A
 
 
 def targets(rep: Report) -> None:
-    """Issue 2, 3 and 6 targets against this run's figures."""
+    """The project's quality and speed targets against this run's figures."""
     from fce.pipeline import DEFAULT_FALLBACK
 
     d = rep.data
@@ -777,7 +777,7 @@ def targets(rep: Report) -> None:
         return
     rep.write("## Targets")
     rep.write()
-    rep.table(["target (issues 2, 3, 6)", "measured", "met"],
+    rep.table(["target", "measured", "met"],
               [[n, v, "—" if ok is None else ("yes" if ok else "**no**")] for n, v, ok in checks], "lrc")
     rep.data["targets"] = [{"target": n, "measured": v, "met": ok} for n, v, ok in checks]
 

@@ -132,7 +132,7 @@ WORKER_START = "forkserver" if "forkserver" in multiprocessing.get_all_start_met
 
 #: Modules the forkserver imports once, so that a worker starts ready (without them each would import fce, lxml,
 #: NumPy and SciPy afresh: ~0.5 s a worker).
-WORKER_PRELOAD = ("fce.ingest.detection", "fce.ingest.learning")
+WORKER_PRELOAD: tuple[str, ...] = ("fce.ingest.detection", "fce.ingest.learning")
 
 def _worker_context() -> multiprocessing.context.BaseContext:
     context = multiprocessing.get_context(WORKER_START)
