@@ -50,6 +50,15 @@ MAX_PAGE_BYTES = 64 * 1024 * 1024
 #: 1024 bytes; real pages put long ``<script>`` blocks first, so we read further.
 META_SCAN_BYTES = 8192
 
+#: A page labelled with another encoding whose bytes are valid UTF-8, with at least this many bytes beyond its
+#: characters (non-ASCII text: 2–4 bytes a character), is read as UTF-8. Pages converted to UTF-8 keep their old
+#: ``<meta charset>``, and servers send a default label (readability's qq.com page: ``gb2312`` on UTF-8 bytes, 0.01
+#: word F1 read as labelled, 0.92 as UTF-8). In text of a legacy encoding, valid UTF-8 sequences are rare
+#: accidents (:func:`_mostly_utf8`), and a whole page of them with no invalid byte rarer still; trafilatura reads
+#: every valid UTF-8 page as UTF-8 whatever its label (``trafilatura.utils.detect_encoding``). Browsers follow the
+#: label; a few short pages of a legacy encoding could be read wrong, and 16 bytes keep those out.
+MISLABELLED_UTF8_EXTRA_BYTES = 16
+
 #: How many bytes the charset detector sees. Detection cost grows with input; 64 KiB decides every page we tried.
 DETECT_BYTES = 64 * 1024
 
@@ -285,6 +294,14 @@ def _decode(data: bytes, declared: str | None) -> tuple[str, str, bool]:
             text = data[len(bom):].decode(name, errors="fce-utf8-fallback" if name == "utf-8" else "replace")
             return text, name, False
     codec = _labelled_codec(data, declared)
+    if codec is not None and codec != "utf-8" and codec not in _UTF16:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        else:
+            if len(data) - len(text) >= MISLABELLED_UTF8_EXTRA_BYTES:
+                return text, "utf-8", True
     if codec is None:
         try:
             return data.decode("utf-8"), "utf-8", True

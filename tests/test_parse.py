@@ -39,6 +39,21 @@ def test_meta_charset_decodes_text():
     assert body_text(page) == "café “quoted”"
 
 
+def test_utf8_bytes_under_a_legacy_label_are_read_as_utf8():
+    chinese = "谷歌在2014年收购的人工智能公司开发出一款能够用自己的记忆学习新知识的计算机。"
+    page = parse_page(f'<html><head><meta charset="gb2312"></head><body><p>{chinese}</p></body></html>'.encode())
+    assert body_text(page) == chinese
+    served = parse_page(f"<p>{chinese}</p>".encode(), declared_charset="iso-8859-1")  # a server's default label
+    assert body_text(served) == chinese
+
+
+def test_a_legacy_label_stays_where_the_bytes_are_not_utf8_or_hardly_differ():
+    chinese = "谷歌在2014年收购的人工智能公司开发出一款计算机。"
+    gbk = f'<html><head><meta charset="gb2312"></head><body><p>{chinese}</p></body></html>'.encode("gb18030")
+    assert body_text(parse_page(gbk)) == chinese
+    assert body_text(parse_page("<p>caf\u00e9</p>".encode(), declared_charset="windows-1252")) == "cafÃ©"
+
+
 def test_undecodable_bytes_never_raise():
     page = parse_page(b"<p>ok \xff\xfe\xfa bytes</p>", declared_charset="utf-8")
     assert "ok" in body_text(page)

@@ -32,7 +32,7 @@ FLOORS: dict[tuple[str, str, str], float] = {
     ("l3s-gn1", "mainblock", "page"): 0.926,
     ("cleaneval", "mainblock", "page"): 0.922,
     ("wcxb", "mainblock", "page"): 0.766,
-    ("readability", "mainblock", "page"): 0.943,
+    ("readability", "mainblock", "page"): 0.950,
     ("msv-big9", TEMPLATE_METHOD, "site"): 0.976,
     ("cleanportaleval", TEMPLATE_METHOD, "site"): 0.972,
     ("daniel", TEMPLATE_METHOD, "site"): 0.902,
