@@ -395,13 +395,18 @@ def test_a_crash_while_learning_costs_only_that_domain(crawl: Crawl, tmp_path: P
     assert summary.rows == crawl.records and not summary.failures
 
 
-@pytest.mark.parametrize(("declared", "seen"), [("utf-8", "café crème"), ("windows-1252", "cafÃ© crÃ¨me")])
-def test_the_http_charset_decodes_the_page(declared: str, seen: str, tmp_path: Path) -> None:
-    """The same UTF-8 bytes (no <meta charset>) read as the HTTP header says, as a browser would."""
+@pytest.mark.parametrize(("declared", "encoding", "seen"), [
+    ("utf-8", "utf-8", "café crème"),
+    ("iso-8859-15", "iso-8859-15", "à 2 € la tasse"),  # the header decides: € is byte 0xA4 there, ¤ in windows-1252
+    ("windows-1252", "utf-8", "café crème"),  # valid UTF-8 under a server's default label (fce.parse)
+])
+def test_the_http_charset_decodes_the_page(declared: str, encoding: str, seen: str, tmp_path: Path) -> None:
+    """The page's bytes (no <meta charset>) read as the HTTP header says, as a browser would, unless they are valid
+    UTF-8 (fce.parse.MISLABELLED_UTF8_EXTRA_BYTES)."""
     from fce.ingest import WarcPage, write_warc
 
-    text = "Le café crème de la crémerie est très apprécié à Zürich. " * 8
-    body = f"<html><body><article><p>{text}</p></article></body></html>".encode()
+    text = "Le café crème de la crémerie est très apprécié à Zürich, à 2 € la tasse. " * 8
+    body = f"<html><body><article><p>{text}</p></article></body></html>".encode(encoding)
     page = WarcPage("https://cafe.fr/", body, content_type=f"text/html; charset={declared}")
     write_warc(tmp_path / "c.warc", [page])
     ingest([tmp_path / "c.warc"], out_dir=tmp_path / "out", store=MemoryStore(), progress=False)
