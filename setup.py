@@ -1,22 +1,24 @@
 """Build of the optional compiled parts (``fce/_segment.pyx``: the segmentation loop; ``fce/_scan.pyx``: the byte
 scans of :mod:`fce.parse`; ``fce/_features.pyx``: term hashing and the similarity search of learning;
-``fce/methods/mainblock.py``: the ``mainblock`` scoring, which guided detection runs); everything else is in
-pyproject.toml.
+``fce/methods/mainblock.py``: the ``mainblock`` scoring, which guided detection runs; ``fce/metadata.py`` and
+``fce/render/``: the metadata and the structured output); everything else is in pyproject.toml.
 
 The segmentation extension reads lxml's tree through lxml's public C API, so it is compiled against the lxml
 headers (a build requirement); all need a C compiler. All are optional: where they cannot be built, the install
 goes on without them, ``fce.blocks`` uses its pure-Python loop, which gives the same blocks (tests/test_blocks.py
 checks both), ``fce.parse`` checks UTF-8 by decoding and searches with ``bytes.find``, ``fce.features`` uses
-scikit-learn's ``HashingVectorizer`` and the sparse product (the same vectors and pairs), and ``mainblock`` runs as
-the Python module it is (it is written in Cython's pure Python mode: one source, compiled or not; tests compare).
+scikit-learn's ``HashingVectorizer`` and the sparse product (the same vectors and pairs), and ``mainblock``, the
+metadata and the renderers run as the Python modules they are (written in Cython's pure Python mode: one source,
+compiled or not; tests compare).
 """
 
 import sys
 
 from setuptools import Extension, setup
 
-#: fce.methods.COMPILED_METHODS (not imported from there: fce's dependencies are not installed at build time)
-_COMPILED_METHODS = ("mainblock",)
+#: fce._accel.PURE_PYTHON_MODULES (not imported from there: fce's dependencies are not installed at build time)
+_PURE_PYTHON_MODULES = ("fce.methods.mainblock", "fce.metadata", "fce.render.document", "fce.render.markdown",
+                        "fce.render.html")
 
 
 def _extensions() -> list[Extension]:
@@ -32,8 +34,8 @@ def _extensions() -> list[Extension]:
         # not contract unless asked to)
         Extension("fce._features", ["fce/_features.pyx"], optional=True,
                   extra_compile_args=[] if sys.platform == "win32" else ["-ffp-contract=off"]),
-        # written in Cython's pure Python mode: compiled from its .py, which also runs as it is (fce.methods)
-        *(Extension(f"fce.methods.{name}", [f"fce/methods/{name}.py"], optional=True) for name in _COMPILED_METHODS),
+        # written in Cython's pure Python mode: compiled from their .py, which also run as they are (fce._accel)
+        *(Extension(name, [name.replace(".", "/") + ".py"], optional=True) for name in _PURE_PYTHON_MODULES),
     ]
     return cythonize(exts, language_level=3, quiet=True)
 

@@ -10,6 +10,7 @@ it in document order; single-page methods for sites not learned.
 
 from __future__ import annotations
 
+import fce._accel  # noqa: F401  (first: where FCE_NO_ACCEL is set, the compiled modules are not imported)
 from fce.api import extract_html
 from fce.blocks import BLOCK_TAGS, Block, BlockTree, blocks_of, segment
 from fce.content_extractor import ContentExtractor

@@ -1,6 +1,6 @@
 """What ``import cython`` gives fce's modules written in Cython's pure Python mode where Cython is not installed.
 
-Such a module (:data:`fce.methods.COMPILED_METHODS`) is plain Python that ``setup.py`` also compiles with Cython
+Such a module (:data:`fce._accel.PURE_PYTHON_MODULES`) is plain Python that ``setup.py`` also compiles with Cython
 where the install has a C compiler. Its C types are written as annotations of local variables (``i:
 cython.Py_ssize_t``), which Python never evaluates; at run time it reads only :data:`compiled`, to say which of the
 two runs. Cython itself installs a fuller stand-in (its ``cython`` module) that the modules use when it is present.

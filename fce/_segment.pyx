@@ -721,6 +721,9 @@ cdef class _Builder:
     cdef char* hrefs
     cdef Py_ssize_t hrefs_len, hrefs_cap
     cdef list raw      # (block, part, source text) of the pieces inside a <pre> whose source has line breaks or tabs
+    # the text of each <script> whose attributes name application/ld+json, in document order (fce.metadata reads
+    # them instead of searching the page's text for them; set by the event walk, None on the tree walk)
+    cdef readonly list linked_data
 
     def __cinit__(self):
         self.cap = 256
@@ -1974,6 +1977,11 @@ DEF F_BLOCK = 1   # a block: its end closes the current block
 DEF F_LINK = 2    # an <a href>: its end ends a link
 DEF F_MARK = 4    # an element that makes marks: its end closes one, of the kind in the bits from MARK_SHIFT up
 DEF MARK_SHIFT = 3
+#: The JSON-LD scripts kept for fce.metadata: as many as it reads (fce.metadata.JSON_LD_MAX_SCRIPTS), each up to
+#: four bytes a character of its JSON_LD_MAX_CHARS (a longer one is dropped, as fce.metadata skips a longer one).
+DEF LINKED_DATA_MAX_SCRIPTS = 24
+DEF LINKED_DATA_MAX_BYTES = 4 * 1024 * 1024 + 4
+
 
 
 def _bind_libxml2():
@@ -2024,6 +2032,11 @@ cdef class _EventWalk:
     # been seen, and holds an element that may not stay in a head (fce.page.HEAD_TAGS); whether the root has a
     # <body> or a <frameset>
     cdef bint in_head, head_seen, head_foreign, body_seen
+    # a JSON-LD script being read (its characters go to ``script``, whatever else reads them), and those read
+    cdef bint in_script
+    cdef char* script
+    cdef Py_ssize_t script_len, script_cap
+    cdef list linked
 
     def __cinit__(self):
         self.ctxt = _new_ctxt()
@@ -2044,7 +2057,9 @@ cdef class _EventWalk:
         self.flags = <char*>malloc(self.flags_cap)
         self.text_cap = 4096
         self.text = <char*>malloc(self.text_cap)
-        if self.flags is NULL or self.text is NULL:
+        self.script_cap = 4096
+        self.script = <char*>malloc(self.script_cap)
+        if self.flags is NULL or self.text is NULL or self.script is NULL:
             raise MemoryError()
 
     def __dealloc__(self):
@@ -2052,6 +2067,7 @@ cdef class _EventWalk:
             _free_ctxt(self.ctxt)
         free(self.flags)
         free(self.text)
+        free(self.script)
 
     cdef _Builder run(self, bytes data, bint qualified):
         cdef void* doc
@@ -2061,6 +2077,9 @@ cdef class _EventWalk:
         self.link_depth = self.depth = self.skip = self.text_len = 0
         self.started = self.done = self.give_back = False
         self.in_head = self.head_seen = self.head_foreign = self.body_seen = False
+        self.in_script = False
+        self.script_len = 0
+        self.linked = []
         self.error = None
         self.ctxt._private = <void*>self
         try:
@@ -2075,6 +2094,12 @@ cdef class _EventWalk:
                 self.text = <char*>malloc(self.text_cap)
                 if self.text is NULL:
                     raise MemoryError()
+            if self.script_cap > SCRATCH_KEPT:
+                free(self.script)
+                self.script_cap = 4096
+                self.script = <char*>malloc(self.script_cap)
+                if self.script is NULL:
+                    raise MemoryError()
         if self.error is not None:
             error, self.error = self.error, None
             raise error
@@ -2085,6 +2110,9 @@ cdef class _EventWalk:
         while self.current >= 0:  # the root, and any block the parse ended inside of
             self.b.close(self.current)
             self.current = self.b.items[self.current].parent
+        if self.in_script:  # the page ended inside the script
+            self._end_script()
+        self.b.linked_data = self.linked
         b, self.b = self.b, None
         return b
 
@@ -2127,6 +2155,9 @@ cdef class _EventWalk:
         cdef char flags = 0
         if self.done:
             return 0
+        if atts is not NULL and _same_string(<const char*>name, b"script") and _names_linked_data(atts):
+            self.in_script = True
+            self.script_len = 0
         if _same_string(<const char*>name, b"noframes") or self.depth + self.skip >= _MAX_OPEN:
             # parse_page may parse a <noframes>'s text as markup; libxml2's tree builder stops a tree this deep
             self.give_back = True
@@ -2181,10 +2212,18 @@ cdef class _EventWalk:
             self.head_foreign = True
         return 0
 
+    cdef int _end_script(self) except -1:
+        self.in_script = False
+        if len(self.linked) < LINKED_DATA_MAX_SCRIPTS and self.script_len <= LINKED_DATA_MAX_BYTES:
+            self.linked.append(PyUnicode_DecodeUTF8(self.script, self.script_len, "replace"))
+        return 0
+
     cdef int end(self) except -1:
         cdef char flags
         if self.done:
             return 0
+        if self.in_script:  # (a script has no element inside it: this is its end)
+            self._end_script()
         if self.skip:
             self.skip -= 1
             if self.skip == 0 and self.in_head and self.depth == 1:  # the first <head> has ended
@@ -2211,6 +2250,18 @@ cdef class _EventWalk:
     cdef int characters(self, const_xmlChar* ch, int length) except -1:
         cdef char* grown
         cdef Py_ssize_t cap
+        if self.in_script and length > 0 and self.script_len + length > LINKED_DATA_MAX_BYTES:
+            self.script_len = LINKED_DATA_MAX_BYTES + 1  # too long: dropped at its end (and nothing more kept)
+        elif self.in_script and length > 0:
+            if self.script_len + length > self.script_cap:
+                cap = max(2 * self.script_cap, self.script_len + length)
+                grown = <char*>realloc(self.script, cap)
+                if grown is NULL:
+                    raise MemoryError()
+                self.script = grown
+                self.script_cap = cap
+            memcpy(self.script + self.script_len, ch, length)
+            self.script_len += length
         if self.done or self.skip or not self.started or length <= 0:
             return 0
         if self.text_len + length + 1 > self.text_cap:  # (+1: the NUL _flush ends the run with)
@@ -2227,6 +2278,16 @@ cdef class _EventWalk:
 
 cdef extern from "string.h":
     size_t strnlen(const char* s, size_t maxlen)
+
+
+cdef bint _names_linked_data(const_xmlChar** atts) noexcept:
+    """Whether an attribute value of the element names ``application/ld+json`` (what fce.metadata looks for)."""
+    cdef Py_ssize_t k = 0
+    while atts[k] is not NULL:
+        if atts[k + 1] is not NULL and strstr(<const char*>atts[k + 1], b"application/ld+json") is not NULL:
+            return True
+        k += 2
+    return False
 
 
 #: fce.page.HEAD_TAGS (what may stay in <head>), set by configure_head_tags.

@@ -313,6 +313,12 @@ class BlockTree:
         return tree
 
     @property
+    def linked_data(self) -> list[str] | None:
+        """The text of each ``<script>`` naming ``application/ld+json`` (at most 24), in document order, where the
+        tree was made from the parser's events (which see them pass); None otherwise."""
+        return None if self._seg is None else self._seg.linked_data  # type: ignore[no-any-return]
+
+    @property
     def blocks(self) -> tuple[Block, ...]:
         blocks = self._blocks
         if blocks is None:

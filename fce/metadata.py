@@ -1,3 +1,4 @@
+# cython: annotation_typing=False
 """Page metadata — title, authors, dates, language, site name, description, canonical URL, categories, tags,
 image and page type — read from the page's HTML text without parsing it into a tree.
 
@@ -8,9 +9,9 @@ image and page type — read from the page's HTML text without parsing it into a
 **Why no tree.** Metadata sits in a few places a scan finds without a DOM: the ``<head>``, the JSON-LD scripts,
 and a byline or a ``<time>`` near the headline. Building lxml's tree only to read them would cost ten times the
 budget, so the head is read by one regular expression for its ``<meta>`` tags and two searches that stop early
-(``<title>``, ``<html lang>``), JSON-LD by a literal search and ``json.loads``, and the body only when the head
-left a field empty, in a bounded window around the headline (:class:`_Body`). ``bench/metadata_bench.py`` times
-it against lxml's parse of the same pages.
+(``<title>``, ``<html lang>``), JSON-LD by ``json.loads`` of the scripts the parse saw (else found by a literal
+search), and the body only when the head left a field empty, in a bounded window around the headline
+(:class:`_Body`). ``bench/output_bench.py`` times it against lxml's parse of the same pages.
 
 **Sources, in order of precedence per field** (the first usable value wins):
 
@@ -58,7 +59,7 @@ from __future__ import annotations
 import html as html_lib
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
@@ -200,7 +201,9 @@ _META = re.compile(
 _TITLE = re.compile(r"<title\b[^<>]*+>([^<]*+)</title", re.IGNORECASE)
 _HTML_TAG = re.compile(r"<html\b[^<>]*+>", re.IGNORECASE)
 _LANG = re.compile(rf"\s(?:xml:)?lang\s*=\s*{_Q}", re.IGNORECASE)
-_HEAD_END = re.compile(r"</head\s*>|<body[\s>]", re.IGNORECASE)
+# (letters as classes rather than IGNORECASE: the pattern then starts with a literal "<", which the engine scans
+# for; a third faster on the heads of the evaluation pages)
+_HEAD_END = re.compile(r"<(?:/[hH][eE][aA][dD]\s*>|[bB][oO][dD][yY][\s>])")
 #: One whole tag: name and attribute text (possessive, so that a tag that never closes fails in linear time).
 _TAG_AT = re.compile(r"""<([a-zA-Z][\w:-]{0,40})((?:[^<>"']++|"[^"]*+"|'[^']*+')*+)>""")
 _ATTRIBUTE = re.compile(r"""([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
@@ -344,19 +347,22 @@ class Metadata:
         return out
 
 
-def extract_metadata(html: str, *, url: str | None = None, read_body: bool = True) -> Metadata:
+def extract_metadata(html: str, *, url: str | None = None, read_body: bool = True,
+                     linked_data: Sequence[str] | None = None) -> Metadata:
     """The metadata of a page from its decoded HTML text. Never raises.
 
     ``url`` (where the page was fetched) makes relative URLs absolute, names the site whose name is cut from
     ``<title>`` and is the date of last resort. ``read_body=False`` reads the head and the JSON-LD only — no
     byline, ``<time>`` or first-paragraph description from the body window — which roughly halves the cost on
-    pages without structured metadata (``bench/metadata_bench.py --no-body``)."""
+    pages without structured metadata. ``linked_data``: the text of the page's JSON-LD scripts, where the parse
+    already found them (:attr:`fce.blocks.BlockTree.linked_data`); else they are searched for in ``html``, which
+    costs about a fifth of the metadata's time (``bench/output_bench.py``)."""
     if not isinstance(html, str):  # bytes from a careless caller: read as UTF-8 rather than fail
         html = bytes(html).decode("utf-8", "replace") if isinstance(html, bytes | bytearray) else ""
     url = url if isinstance(url, str) else None
     head_end = _head_end(html)
     fields, raw_title, lang = _scan_head(html, head_end)
-    entity = _linked_data(html)
+    entity = _linked_data(html, linked_data)
     base = _Base(html, head_end, url)
     canonical = base.absolute(_head_tag(html, head_end, "canonical", "link", "href", "canonical")
                               or _first(fields.get("url")))
@@ -628,11 +634,15 @@ def _host_name(host: str | None) -> str | None:
 # --- JSON-LD -----------------------------------------------------------------------------------------------------
 
 
-def _linked_data(text: str) -> dict[str, Any]:
+def _linked_data(text: str, scripts: Sequence[str] | None = None) -> dict[str, Any]:
     """What JSON-LD says, cleaned: the fields of the page's main entity (the best-ranked node, the first of
-    equals: see _rank) and the site name (its publisher's name, else the ``WebSite`` node's)."""
-    first = text.find("application/ld+json")
-    nodes = _json_nodes(_json_ld_documents(text, first)) if first >= 0 else None
+    equals: see _rank) and the site name (its publisher's name, else the ``WebSite`` node's). ``scripts``: the
+    JSON-LD scripts' text, where known (else they are searched for in ``text``)."""
+    if scripts is not None:
+        nodes = _json_nodes(_json_ld_scripts(scripts)) if scripts else None
+    else:
+        first = text.find("application/ld+json")
+        nodes = _json_nodes(_json_ld_documents(text, first)) if first >= 0 else None
     if not nodes:
         return {}
     best = min((*_rank(node), index) for index, node in enumerate(nodes))
@@ -674,6 +684,14 @@ def _json_ld_documents(text: str, first: int) -> Iterator[Any]:
             close = match.start()
         pos = close
         document = _load_json(text[open_end + 1:close])
+        if document is not None:
+            yield document
+
+
+def _json_ld_scripts(scripts: Sequence[str]) -> Iterator[Any]:
+    """The parsed JSON of the scripts' text, as :func:`_json_ld_documents` reads it from the page."""
+    for source in scripts[:JSON_LD_MAX_SCRIPTS]:
+        document = _load_json(source) if len(source) <= JSON_LD_MAX_CHARS else None
         if document is not None:
             yield document
 

@@ -40,7 +40,8 @@ from fce._accel import switched_off
 from fce.errors import EmptyPageError, NotHTMLError, PageTooLargeError
 from fce.page import HEAD_TAGS, Page
 
-__all__ = ["MAX_ATTRIBUTES", "MAX_DEPTH", "MAX_PAGE_BYTES", "WEB_CODECS", "Page", "decode_html", "parse_page"]
+__all__ = ["LINKED_DATA_KEY", "MAX_ATTRIBUTES", "MAX_DEPTH", "MAX_PAGE_BYTES", "WEB_CODECS", "Page", "decode_html",
+           "parse_page"]
 
 #: Pages larger than this are refused (``PageTooLargeError``). 64 MiB holds every real page we have seen; the
 #: largest pages of the evaluation sets are under 2 MiB. Overridable per call (``max_bytes``) and on the CLI.
@@ -68,6 +69,8 @@ BINARY_NUL_SHARE = 0.10
 #: left to :data:`BINARY_NUL_SHARE`: a few stray NULs in a page are common and harmless (they become U+FFFD).
 BINARY_CONTROL_SHARE = 0.05
 SNIFF_BYTES = 4096
+#: Where a page parsed from events keeps its JSON-LD scripts' text (``Page.cache``; see BlockTree.linked_data).
+LINKED_DATA_KEY = "linked_data"
 
 #: Nesting depth at which a tree deeper than libxml2 accepts (2048 levels with ``huge_tree``; parsing stops there
 #: and the rest of the page was lost) is flattened: deeper start tags are dropped and their content joins the
@@ -602,6 +605,7 @@ def _segmented(data: bytes, blocks: str, *, url: str | None, encoding: str, sour
     object.__setattr__(page, "_data", data)
     object.__setattr__(page, "_name", source or url)
     page.cache[f"blocks:{blocks}"] = tree
+    page.cache[LINKED_DATA_KEY] = tree.linked_data  # (read by the metadata: no search of the text for them)
     return page
 
 

@@ -26,7 +26,7 @@ from fce.limits import check_deadline, run_limited
 from fce.metadata import Metadata, extract_metadata
 from fce.methods import get_method
 from fce.methods.mainblock import page_comments
-from fce.parse import Page
+from fce.parse import LINKED_DATA_KEY, Page
 from fce.render import text_html, text_markdown, to_html, to_markdown
 from fce.sites import normalize_site, site_of
 from fce.template import SiteTemplates, Template
@@ -170,7 +170,8 @@ def page_metadata(page: Page, extraction: Extraction | None = None) -> Metadata:
     headline path), that block is the title. A page made from a tree has no markup to read: its metadata is what
     the extraction knows."""
     html = page.html
-    found = Metadata() if html is None else extract_metadata(html, url=page.url)
+    found = (Metadata() if html is None
+             else extract_metadata(html, url=page.url, linked_data=page.cache.get(LINKED_DATA_KEY)))
     if found.title is None and extraction is not None and extraction.info.get("title") and extraction.blocks:
         found = replace(found, title=extraction.blocks[0].text.split("\n", 1)[0] or None)
     return found

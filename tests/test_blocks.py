@@ -902,3 +902,22 @@ def test_the_mark_table_is_the_one_the_walks_read(monkeypatch, reconfigured, imp
     reconfigured()
     t = tree(b"<body><p><u>under</u> <b>bold</b></p></body>", "qualified")
     assert [(m.kind, m.opens) for m in t.marks()] == [("em", True), ("em", False)]
+
+
+@needs_events
+def test_the_events_keep_the_json_ld_scripts():
+    # what fce.metadata reads instead of searching the page's text: every <script> naming application/ld+json, in
+    # document order, wherever it is (the head, a hidden element), and not one in a comment or of another type
+    from fce.parse import LINKED_DATA_KEY
+
+    html = (b"<html><head><script type='application/ld+json'>{\"@type\": \"A\"}</script>"
+            b"<script type='text/javascript'>var x = '<script type=\"application/ld+json\">';</script></head><body>"
+            b"<!-- <script type='application/ld+json'>{}</script> --><p>Text of the page, long enough.</p>"
+            b"<div hidden><script type=\"application/ld+json; charset=utf-8\">[1, \"\xc3\xa9\"]</script></div>"
+            b"<script type='application/ld+json'></script></body></html>")
+    page = parse_page(html, blocks="qualified")
+    assert blocks_of(page, "qualified").linked_data == page.cache[LINKED_DATA_KEY] == [
+        '{"@type": "A"}', '[1, "é"]', ""]
+    assert blocks_of(parse_page(html), "qualified").linked_data is None  # the tree walk: not seen
+    many = b"<html><body><p>x</p>" + b"<script type='application/ld+json'>{}</script>" * 30 + b"</body></html>"
+    assert len(blocks_of(parse_page(many, blocks="paper"), "paper").linked_data) == 24

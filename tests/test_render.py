@@ -28,6 +28,8 @@ from fce.render import (
     to_html,
     to_markdown,
 )
+from fce.render.links import Links
+from fce.render.markdown import _markdown_nodes
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "markdown_digests.json"
 DATA = Path(os.environ.get("FCE_DATA", "/work/shared/data"))
@@ -173,6 +175,22 @@ def test_links_are_text_unless_asked():
     md = to_markdown(tree, blocks, covered)
     assert "a link **in** it." in md and "](" not in md
     assert "<a href" not in to_html(tree, blocks, covered, links=False)
+
+
+def test_without_links_a_link_is_its_text():
+    # markdown without links reads a paragraph whose only marks are links as its plain text: the same markdown as
+    # with the link spans read and not written; a cell's text is not escaped as if it began a line either way
+    html = (b"<body><p>See <a href='/a'>the board</a>, <em>now</em>.</p><table><tr><th>Club</th><th>P</th></tr>"
+            b"<tr><td><a href='/x'>5. Everton</a></td><td>22</td></tr><tr><td>6. Villa</td><td>21</td></tr></table>"
+            b"<p># <a href='/b'>not</a> a heading</p></body>")
+    tree, blocks, covered = _whole(html)
+    read = structure(tree, blocks, covered)
+    assert any(isinstance(part, Span) and part.kind == "link" for part in read[0].inline)
+    assert not any(isinstance(part, Span) and part.kind == "link"
+                   for part in structure(tree, blocks, covered, links=False)[0].inline)
+    md = to_markdown(tree, blocks, covered)
+    assert md == _markdown_nodes(read, Links(False, None))
+    assert "| 5. Everton | 22 |\n| 6. Villa | 21 |" in md and "\\# not a heading" in md
 
 
 def test_html_of_an_article():

@@ -8,17 +8,11 @@ and may use the shared block tree (:func:`fce.blocks.blocks_of`), so a page is p
 from __future__ import annotations
 
 import importlib
-import importlib.abc
-import importlib.machinery
-import importlib.util
-import os
 import pkgutil
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fce._accel import switched_off
 from fce.errors import UnknownMethodError
 from fce.extraction import ExtractedBlock, Extraction
 from fce.parse import Page
@@ -50,30 +44,6 @@ class MethodInfo:
 
 _REGISTRY: dict[str, MethodInfo] = {}
 _loaded = False
-
-#: Method modules written in Cython's pure Python mode: ``setup.py`` compiles each from its own ``.py`` file where
-#: the install has a C compiler, and Python then imports the compiled module (same code, same results; tests
-#: compare the two). With ``FCE_NO_ACCEL`` set (:data:`fce._accel.NO_ACCEL_ENV`), the source runs instead.
-COMPILED_METHODS = ("mainblock",)
-
-
-class _SourceFirst(importlib.abc.MetaPathFinder):
-    """Finds the ``.py`` source of the :data:`COMPILED_METHODS` modules where a compiled module stands beside it."""
-
-    names = frozenset(f"{__name__}.{m}" for m in COMPILED_METHODS)
-
-    def find_spec(self, fullname: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
-        if fullname not in self.names or not path:
-            return None
-        source = os.path.join(next(iter(path)), fullname.rpartition(".")[2] + ".py")
-        return importlib.util.spec_from_file_location(fullname, source) if os.path.isfile(source) else None
-
-
-if switched_off() and not any(
-    isinstance(finder, _SourceFirst) for finder in sys.meta_path
-):
-    sys.meta_path.insert(0, _SourceFirst())
-
 
 def register(
     name: str, *, paper: str, params: Mapping[str, Any] | None = None, description: str = "",

@@ -1,3 +1,4 @@
+# cython: annotation_typing=False
 """The document of extracted blocks (:func:`structure`): headings, paragraphs, lists, tables, code and quotes, with
 their inline marks, read from the block tree (:mod:`fce.render` has the overview)."""
 
@@ -108,12 +109,15 @@ def paragraphs(text: str) -> tuple[Node, ...]:
 
 
 def structure(tree: BlockTree, blocks: Sequence[ExtractedBlock],
-              covered: Collection[int] | None = None) -> tuple[Node, ...]:
+              covered: Collection[int] | None = None, *, links: bool = True) -> tuple[Node, ...]:
     """The document of the extracted ``blocks`` (in their order): each block with those of its sub-blocks whose
     index is in ``covered`` (the blocks whose text went into the extraction: ``TemplateMatch.covered``, or what
     ``select_main`` appends), every sub-block when ``covered`` is None. The text is always the block's own
     (``block.text``): where ``covered`` does not give it, the block is read with all its sub-blocks if that does,
-    else it is its text, one paragraph a line (an index of another tree, a method that wrote its own text)."""
+    else it is its text, one paragraph a line (an index of another tree, a method that wrote its own text).
+    ``links=False``: no link spans (their text is inline content as any other), for an output that does not write
+    links: a paragraph whose only marks are links is then the tree's plain text, read by the compiled walk
+    (markdown without links is a third cheaper on link-dense pages: ``bench/output_bench.py``)."""
     kept = None if covered is None else frozenset(covered)
     out: list[Node] = []
     for block in blocks:
@@ -121,7 +125,7 @@ def structure(tree: BlockTree, blocks: Sequence[ExtractedBlock],
         if keep is _TEXT_ONLY:
             out.extend(Paragraph((line,)) for line in block.text.split("\n") if line)
         else:
-            out.extend(_Reader(tree, block.index, keep).read(block.text))  # type: ignore[arg-type]
+            out.extend(_Reader(tree, block.index, keep, links).read(block.text))  # type: ignore[arg-type]
     return tuple(out)
 
 
@@ -179,7 +183,7 @@ class _Reader:
     innermost container (``sink``); headings, lists, tables, ``<pre>`` and quotes make their nodes. Marks open
     when a run ends open again at the start of the next one."""
 
-    def __init__(self, tree: BlockTree, root: int, covered: frozenset[int] | None) -> None:
+    def __init__(self, tree: BlockTree, root: int, covered: frozenset[int] | None, links: bool = True) -> None:
         self.tree = tree
         self.root = root
         self.keep = None if covered is None else covered.__contains__
@@ -190,7 +194,8 @@ class _Reader:
         self.sources = tree.preformatted(root)
         self.marks: dict[int, list[Mark]] = {}
         for mark in tree.marks(root, covered):
-            self.marks.setdefault(mark.block, []).append(mark)
+            if links or mark.kind != "link":
+                self.marks.setdefault(mark.block, []).append(mark)
         # the blocks with marks or line breaks, in order: a subtree without any (nor a structural tag) is its plain
         # text, one paragraph a line (:meth:`plain`)
         self.special = sorted({*self.marks, *(root + k for k, parts in enumerate(self.parts)

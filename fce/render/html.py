@@ -1,3 +1,4 @@
+# cython: annotation_typing=False
 """Clean semantic HTML of the document (:func:`to_html`)."""
 
 from __future__ import annotations

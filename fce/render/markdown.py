@@ -1,3 +1,4 @@
+# cython: annotation_typing=False
 """Markdown of the document (:func:`to_markdown`): CommonMark, with GitHub's tables and strike-through."""
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def to_markdown(tree: BlockTree, blocks: Sequence[ExtractedBlock], covered: Coll
     ``#``…, paragraphs, nested lists, tables, fenced code, quotes, ``*emphasis*``, ``**strong**``, `` `code` ``,
     ``~~deleted~~``, and with ``links`` the links ``[text](href)`` (relative ones resolved against ``url``). See
     :func:`structure` for ``covered``."""
-    return _markdown_nodes(structure(tree, blocks, covered), Links(links, url))
+    return _markdown_nodes(structure(tree, blocks, covered, links=links), Links(links, url))
 
 
 def text_markdown(text: str) -> str:
@@ -162,7 +163,7 @@ def _md_inline(inline: Inline, links: Links, *, heading: bool = False, table: bo
             break
         plain |= bad
     out: list[str] = []
-    line_start = not heading  # (a heading's text is not at the start of its line)
+    line_start = not (heading or table)  # (a heading's or a cell's text is not at the start of a line)
     for k, (text, role, _) in enumerate(segments):
         if role == _TEXT:
             if line_start:
