@@ -638,7 +638,7 @@ def learn_worker(kind: str, sites: dict[str, Sequence[PageSpec]], repeats: int) 
 
 
 def generated_site(n_pages: int, seed: int) -> list[Any]:
-    from fce.sitegen import generate_site
+    from tests.sitegen import generate_site
 
     return generate_site("bench.example", n_pages, seed=seed)
 

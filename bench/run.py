@@ -484,7 +484,7 @@ def before_after(rep: Report, args: argparse.Namespace, summary: dict[str, Any],
 def scaling_section(rep: Report, args: argparse.Namespace) -> None:
     rep.write("## Scaling")
     rep.write()
-    rep.write("Learn on n pages of a generated site (`fce.sitegen.generate_site`, fit only: pages parsed "
+    rep.write("Learn on n pages of a generated site (`tests.sitegen.generate_site`, fit only: pages parsed "
               f"beforehand; median of {1 if args.quick else 3} runs after a warm-up; one process per cell):")
     rep.write()
     learn_out: dict[str, Any] = {}
@@ -553,7 +553,7 @@ def scaling_section(rep: Report, args: argparse.Namespace) -> None:
 
 def _generated_specs(seed: int, directory: Path) -> list[PageSpec]:
     """The 30 generated learning pages for the big-page template, written to ``directory``."""
-    from fce.sitegen import write_site
+    from tests.sitegen import write_site
 
     paths = write_site(common.generated_site(common.LEARN_PAGES, seed), directory)
     return [PageSpec("generated", "bench.example", p.stem, str(p), None, None) for p in paths]

@@ -105,7 +105,7 @@ class _Health:
 
 def big_page(size: int) -> bytes:
     """About ``size`` bytes of real-looking article markup: the generated site's pages, repeated."""
-    from fce.sitegen import generate_site
+    from tests.sitegen import generate_site
 
     pages = generate_site("news.example.com", 20, seed=11)
     bodies = [p.html.split(b"<body", 1)[1].split(b">", 1)[1].rsplit(b"</body>", 1)[0] for p in pages]

@@ -10,9 +10,12 @@ The output is deterministic: running the script twice gives byte-identical files
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
-from fce.sitegen import generate_site, write_site
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # (the generator is tests/sitegen.py, beside fce)
+
+from tests.sitegen import generate_site, write_site  # noqa: E402
 
 DOMAIN = "news.example.com"
 SEED = 2009  # any fixed seed; 2009 is the year of the FastCE paper

@@ -20,7 +20,7 @@ is, up to the size limit, so that nothing is read twice or past the cap. A named
 for writing is waited for :data:`FIFO_WRITER_WAIT` seconds, then reported, instead of blocking forever.
 
 A local page's URL (which names its site) comes from a sibling ``<stem>.json`` metadata file with a ``"url"``
-key when there is one, the layout of the evaluation data and of :func:`fce.sitegen.write_site`.
+key when there is one, the layout of the evaluation data and of the tests' site generator (``tests/sitegen.py``).
 
 :func:`expand_sources` resolves the arguments without reading pages; :func:`read_sources` reads them in
 batches, fetching the URLs of a batch concurrently. Neither raises for one bad input: a missing file or a

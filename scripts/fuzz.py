@@ -1,7 +1,7 @@
 """Mutation fuzzing of ``parse_page`` and the default extraction over real pages: count undocumented exceptions.
 
 Each case takes one page of the corpus (the evaluation pages of ``../shared/data`` when present, else pages that
-:mod:`fce.sitegen` generates), applies one to three mutations — hostile charset labels in ``<meta>``, in an XML
+:mod:`tests.sitegen` generates), applies one to three mutations — hostile charset labels in ``<meta>``, in an XML
 declaration and as the HTTP charset (Python codecs that are not text encodings, WHATWG labels, junk, NULs), other
 encodings (UTF-16 and UTF-32 with and without a BOM, a BOM that lies, a page of mixed encodings), truncation,
 NUL bytes, control characters, huge attributes, many attributes, deep nesting, unclosed comments and scripts,
@@ -49,7 +49,7 @@ from fce.pipeline import DEFAULT_FALLBACK, extract, parse_blocks  # noqa: E402
 DATA = ROOT.parent / "shared" / "data"
 #: Cases of a default run: enough that a mutation hitting one page in a thousand shows up about a hundred times.
 DEFAULT_CASES = 100_000
-#: Pages generated when there is no evaluation data: 6 sites of 40 pages, both layouts of fce.sitegen.
+#: Pages generated when there is no evaluation data: 6 sites of 40 pages, both layouts of tests.sitegen.
 GENERATED_SITES = 6
 GENERATED_PAGES = 40
 #: Cases handed to a worker at once: large enough that scheduling costs nothing, small enough to balance.
@@ -113,7 +113,7 @@ def load_corpus(data: Path | None) -> Corpus:
         paths = tuple(sorted(str(p) for p in data.glob("*/*/*.html")))
         if paths:
             return Corpus(paths=paths, origin=f"{len(paths)} pages of {data}")
-    from fce.sitegen import SiteStyle, generate_site
+    from tests.sitegen import SiteStyle, generate_site
 
     pages = tuple(
         (g.url, g.html)

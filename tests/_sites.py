@@ -3,7 +3,7 @@
 from functools import cache
 
 from fce.parse import parse_page
-from fce.sitegen import SiteStyle, generate_site
+from tests.sitegen import SiteStyle, generate_site
 
 
 @cache

@@ -235,7 +235,7 @@ def test_segmentation_matches_the_reference(html, style, impl):
 
 @pytest.mark.parametrize("layout", ["div", "table"])
 def test_segmentation_matches_the_reference_on_generated_sites(layout, impl):
-    from fce.sitegen import SiteStyle, generate_site
+    from tests.sitegen import SiteStyle, generate_site
 
     for generated in generate_site("example.org", 4, seed=6, style=SiteStyle(layout=layout)):
         page = parse_page(generated.html)

@@ -1,6 +1,6 @@
 """Tests of the ``fce`` command line: CliRunner for the flows, real subprocesses for exit codes and stderr.
 
-A generated news site (fce.sitegen) is served by a local HTTP server; templates go to SQLite files in
+A generated news site (tests.sitegen) is served by a local HTTP server; templates go to SQLite files in
 tmp_path.
 """
 
@@ -24,8 +24,8 @@ import fce.service
 from fce import cli
 from fce.errors import NotHTMLError, SourceError
 from fce.pipeline import DEFAULT_FALLBACK
-from fce.sitegen import GeneratedPage, generate_site, write_site
 from templates_store import StoreConfigError, StoreUnavailable, VersionConflict
+from tests.sitegen import GeneratedPage, generate_site, write_site
 
 SITE = "news.example"
 N_LEARN = 20  # fce.learn.RECOMMENDED_PAGES: no "too few pages" warning

@@ -10,7 +10,7 @@ from fce.blocks import blocks_of
 from fce.content_extractor import MERGED, PAIRWISE, ContentExtractor, occurrence_threshold
 from fce.features import FEATURES_COMPILED
 from fce.parse import parse_page
-from fce.sitegen import generate_site
+from tests.sitegen import generate_site
 
 
 def page(article: str) -> object:

@@ -104,7 +104,7 @@ def test_candidate_counts_are_the_sums_over_the_blocks_whose_text_is_kept():
     from fce.blocks import blocks_of
     from fce.content_extractor import block_counts
     from fce.learn import TemplateLearner
-    from fce.sitegen import generate_site
+    from tests.sitegen import generate_site
 
     pages = [parse_page(g.html) for g in generate_site("example.org", 12, seed=3)]
     detector = Detector(TemplateLearner("example.org").fit(pages[:10]).template_, mode="rules")

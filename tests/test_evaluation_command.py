@@ -14,7 +14,7 @@ from fce.errors import SourceError, UnknownMethodError
 from fce.evaluation.command import eval_command
 from fce.evaluation.report import read_rows
 from fce.pipeline import DEFAULT_FALLBACK
-from fce.sitegen import generate_site, write_site
+from tests.sitegen import generate_site, write_site
 
 SITE = "cli.example.com"
 N_PAGES = 22

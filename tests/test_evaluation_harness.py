@@ -24,7 +24,7 @@ from fce.evaluation.harness import (
 )
 from fce.evaluation.measures import BLOCK, TEXT_MEASURES, WORD
 from fce.evaluation.packages import iter_documents
-from fce.sitegen import generate_site, write_site
+from tests.sitegen import generate_site, write_site
 
 BIG = "news.example.com"
 SMALL = "small.example.org"

@@ -11,7 +11,7 @@ from fce.errors import UnknownMethodError
 from fce.evaluation import peers
 from fce.evaluation.measures import word_f
 from fce.evaluation.peers import PEERS, PEERS_EXTRA, PeerUnavailableError, get_peer, peer_names, run_peer
-from fce.sitegen import generate_site
+from tests.sitegen import generate_site
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from fce._accel import NO_ACCEL_ENV, switched_off
 from fce.blocks import blocks_of
 from fce.content_extractor import block_counts
 from fce.parse import parse_page
-from fce.sitegen import generate_site
+from tests.sitegen import generate_site
 
 compiled = pytest.mark.skipif(not features.FEATURES_COMPILED, reason="fce._features is not built")
 

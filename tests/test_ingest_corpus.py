@@ -22,7 +22,7 @@ from typing import Any
 
 from fce.ingest import WarcPage, write_warc
 from fce.ingest.readers import InputSource, WarcReader
-from fce.sitegen import SiteStyle, generate_site
+from tests.sitegen import SiteStyle, generate_site
 
 #: Size cap of the test runs: the oversize record is above it, every generated page far below.
 MAX_BYTES = 200_000

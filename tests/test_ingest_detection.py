@@ -11,8 +11,8 @@ from fce.ingest.detection import ROW_KEYS, STAGES, DetectTask, detect_input
 from fce.ingest.engine import process_id
 from fce.ingest.readers import InputSource
 from fce.ingest.settings import Settings
-from fce.sitegen import generate_site
 from templates_store import MemoryStore
+from tests.sitegen import generate_site
 
 
 def test_one_row_per_record_and_the_time_of_each_stage(tmp_path: Path) -> None:

@@ -16,8 +16,8 @@ from fce.errors import EngineError, PageTimeoutError, StoreFailure
 from fce.ingest import ingest
 from fce.ingest.engine import DaskEngine, LocalEngine, drop_swallowed_timeouts, open_engine
 from fce.limits import run_limited
-from fce.sitegen import generate_site
 from templates_store import MemoryStore
+from tests.sitegen import generate_site
 from tests.test_ingest_corpus import MAX_BYTES, build_crawl, check_rows, rows_of
 
 

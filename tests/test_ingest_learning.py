@@ -13,7 +13,7 @@ from fce.ingest.engine import process_id
 from fce.ingest.learning import SampleTask, learn_batch_size, sample_input
 from fce.ingest.readers import InputSource
 from fce.ingest.settings import Settings
-from fce.sitegen import generate_site
+from tests.sitegen import generate_site
 
 HTML = b"<html><body><p>a page</p></body></html>"
 

@@ -19,9 +19,9 @@ from fce.ingest import detection as ingest_detection
 from fce.ingest import learning as ingest_learning
 from fce.ingest import pipeline as ingest_pipeline
 from fce.ingest.readers import JsonLinesReader
-from fce.sitegen import generate_site, write_site
 from fce.template import SiteTemplates
 from templates_store import MemoryStore, open_store
+from tests.sitegen import generate_site, write_site
 from tests.test_ingest_corpus import LEARNED, MAX_BYTES, SMALL, Crawl, build_crawl, check_rows, rows_of
 
 

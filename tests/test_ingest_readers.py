@@ -23,7 +23,7 @@ from fce.ingest.readers import (
     expand_inputs,
     write_warc,
 )
-from fce.sitegen import generate_site, write_site
+from tests.sitegen import generate_site, write_site
 from tests.test_ingest_corpus import MAX_BYTES, Crawl, build_crawl
 
 HTML = b"<html><head><title>t</title></head><body><p>caf\xc3\xa9 page</p></body></html>"

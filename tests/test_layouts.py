@@ -28,8 +28,8 @@ from fce.learn import LayoutLearner
 from fce.parse import parse_page
 from fce.pipeline import Extractor, extract, learn_site
 from fce.service import relearn_stale, save_template, site_rows
-from fce.sitegen import SiteStyle, generate_mixed_site, generate_site
 from templates_store import MemoryStore, SiteCounters
+from tests.sitegen import SiteStyle, generate_mixed_site, generate_site
 
 SITE = "mix.test"
 #: A live blog that shares the article's story container (the CMS's), under chrome of its own.

@@ -60,7 +60,7 @@ def test_bad_rules_parameter():
 
 def test_layout_learner_passes_template_params_to_every_layout():
     from fce.learn import LayoutLearner
-    from fce.sitegen import SiteStyle, generate_mixed_site
+    from tests.sitegen import SiteStyle, generate_mixed_site
 
     generated = generate_mixed_site("lay.test", 16, (SiteStyle(), SiteStyle(layout="table")), seed=2)
     pages = [parse_page(g.html, url=g.url) for g in generated]

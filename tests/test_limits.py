@@ -19,7 +19,7 @@ from fce.errors import PageTimeoutError
 from fce.extraction import ExtractedBlock
 from fce.limits import DEFAULT_PAGE_TIMEOUT, check_deadline, run_limited, time_limit
 from fce.methods import _REGISTRY, MethodInfo
-from fce.sitegen import generate_site
+from tests.sitegen import generate_site
 
 PAGE = b"<html><body><p>Some text of a page.</p></body></html>"
 

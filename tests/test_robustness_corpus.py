@@ -28,8 +28,8 @@ from fce.errors import EmptyPageError, FceError, InputError, NotHTMLError, PageT
 from fce.evaluation.measures import words
 from fce.limits import run_limited
 from fce.methods import available_methods
-from fce.sitegen import generate_site
 from tests._robustness import assert_one_line_error, is_sound, is_word_subsequence, page_words
+from tests.sitegen import generate_site
 
 #: Seconds each method may take on a corpus page that is not meant to be slow. Generous: they take milliseconds.
 LIMIT = 10.0

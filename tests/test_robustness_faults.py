@@ -32,10 +32,10 @@ import fce.limits
 import fce.service
 from fce import cli, fetch
 from fce.errors import FetchError, PageTimeoutError, StoreFailure, TemplateError
-from fce.sitegen import GeneratedPage, generate_site
 from fce.template import Template
 from templates_store import SQLiteStore, open_store
 from tests._serving import free_port
+from tests.sitegen import GeneratedPage, generate_site
 
 if TYPE_CHECKING:
     from tests.conftest import RedisServer

@@ -25,8 +25,8 @@ import fce
 from fce.errors import FceError, InputError
 from fce.limits import run_limited
 from fce.methods import available_methods
-from fce.sitegen import generate_site
 from tests._robustness import is_sound, page_words
+from tests.sitegen import generate_site
 
 #: Seconds per method and example. Generated pages take milliseconds; reaching this is a hang, and fails.
 LIMIT = 10.0

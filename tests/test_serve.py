@@ -48,9 +48,9 @@ from fce.serve import (
     uvicorn_options,
 )
 from fce.service import DetectResult
-from fce.sitegen import generate_site
 from fce.sites import normalize_site
 from tests._serving import ROOT, STARTUP_TIMEOUT, Served, free_port, running_serve
+from tests.sitegen import generate_site
 
 EXAMPLE = ROOT / "examples" / "site"
 SITE = "news.example.com"

@@ -11,9 +11,9 @@ import pytest
 from fce.errors import StoreFailure
 from fce.layouts import STALE_MIN_RECENT
 from fce.service import detect_sources, learn_sources, relearn_stale, save_template, site_rows
-from fce.sitegen import GeneratedPage, SiteStyle, generate_mixed_site, generate_site
 from fce.template import SiteTemplates
 from templates_store import MemoryStore, VersionConflict
+from tests.sitegen import GeneratedPage, SiteStyle, generate_mixed_site, generate_site
 
 SITE = "svc.test"
 

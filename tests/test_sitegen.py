@@ -1,4 +1,4 @@
-"""Tests for fce.sitegen: determinism, gold versus the page's visible text, boilerplate, layouts, charsets,
+"""Tests for tests.sitegen: determinism, gold versus the page's visible text, boilerplate, layouts, charsets,
 and the committed example site."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Literal
 import lxml.html
 import pytest
 
-from fce.sitegen import (
+from tests.sitegen import (
     CHARSETS,
     LIVE_BLOG_STANDING,
     GeneratedPage,
@@ -27,7 +27,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 Layout = Literal["div", "table"]
 LAYOUTS: list[Layout] = ["div", "table"]
 Sites = dict[str, list[GeneratedPage]]
-# Where the article paragraphs sit, per layout (see the fce.sitegen module doc).
+# Where the article paragraphs sit, per layout (see the tests.sitegen module doc).
 PARAGRAPH_PATHS = {"div": "HTML.BODY.DIV.MAIN.ARTICLE.DIV.P", "table": "HTML.BODY.TABLE.TR.TD.TABLE.TR.TD.P"}
 HEADLINE_PATHS = {"div": "HTML.BODY.DIV.MAIN.ARTICLE.H1", "table": "HTML.BODY.TABLE.TR.TD.H1"}
 

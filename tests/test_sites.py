@@ -22,7 +22,6 @@ from hypothesis import strategies as st
 
 from fce.errors import InputError
 from fce.parse import parse_page
-from fce.sitegen import GeneratedPage, generate_site, write_site
 from fce.sites import (
     MAX_SITE_CHARS,
     normalize_site,
@@ -34,6 +33,7 @@ from fce.sites import (
     stored_site_names,
 )
 from tests._serving import running_serve
+from tests.sitegen import GeneratedPage, generate_site, write_site
 
 FCE = str(Path(sys.executable).with_name("fce"))
 DOMAIN = "example.co.uk"  # the site; its pages are served from the hosts below

@@ -11,8 +11,8 @@ what gets exactly one output row:
 * **JSON lines** (``.jsonl``, ``.ndjson``, optionally ``.gz``): every non-blank line, an object with ``"url"``
   and ``"html"`` (a string).
 * **Folders**: every ``*.html`` / ``*.htm`` file below the folder, sorted by path, hidden files skipped; a page's
-  URL comes from a sibling ``<stem>.json`` with a ``"url"`` key (the layout of :func:`fce.sitegen.write_site`
-  and of the evaluation data).
+  URL comes from a sibling ``<stem>.json`` with a ``"url"`` key (the layout of the evaluation data and of the tests'
+  site generator, ``tests/sitegen.py``).
 
 Reading decides what it can without parsing: a record that is not HTML (by its HTTP ``Content-Type``, else
 WARC-Identified-Payload-Type, else a look at its first bytes) is ``skipped_non_html``; one over the size cap is
