@@ -187,7 +187,7 @@ def revision() -> str:
 SNAPSHOT_ENV = "FCE_BENCH_SNAPSHOT_OF"
 COMMAND_ENV = "FCE_BENCH_COMMAND"
 #: What ``--snapshot`` copies: the code a run imports.
-SNAPSHOT_DIRS = ("fce", "templates_store", "bench")
+SNAPSHOT_DIRS = ("fce", "templates_store", "bench", "tests")  # (tests: the site generator)
 
 
 def run_snapshot(argv: Sequence[str], args: argparse.Namespace) -> int:

@@ -2014,6 +2014,24 @@ def _bind_libxml2():
 SAX_AVAILABLE = _bind_libxml2()
 
 
+cdef int _append(char** buf, Py_ssize_t* used, Py_ssize_t* cap, const_xmlChar* ch, int length,
+                 Py_ssize_t spare) except -1:
+    """``ch[:length]`` appended to the buffer ``*buf`` (``*used`` bytes of ``*cap``), grown (doubled) where it would
+    leave less than ``spare`` bytes after it."""
+    cdef char* grown
+    cdef Py_ssize_t size
+    if used[0] + length + spare > cap[0]:
+        size = max(2 * cap[0], used[0] + length + spare)
+        grown = <char*>realloc(buf[0], size)
+        if grown is NULL:
+            raise MemoryError()
+        buf[0] = grown
+        cap[0] = size
+    memcpy(buf[0] + used[0], ch, length)
+    used[0] += length
+    return 0
+
+
 cdef class _EventWalk:
     """One parser context (a thread's) and the state of the walk over one page's events."""
     cdef _Ctxt* ctxt
@@ -2248,32 +2266,13 @@ cdef class _EventWalk:
         return 0
 
     cdef int characters(self, const_xmlChar* ch, int length) except -1:
-        cdef char* grown
-        cdef Py_ssize_t cap
         if self.in_script and length > 0 and self.script_len + length > LINKED_DATA_MAX_BYTES:
             self.script_len = LINKED_DATA_MAX_BYTES + 1  # too long: dropped at its end (and nothing more kept)
         elif self.in_script and length > 0:
-            if self.script_len + length > self.script_cap:
-                cap = max(2 * self.script_cap, self.script_len + length)
-                grown = <char*>realloc(self.script, cap)
-                if grown is NULL:
-                    raise MemoryError()
-                self.script = grown
-                self.script_cap = cap
-            memcpy(self.script + self.script_len, ch, length)
-            self.script_len += length
+            _append(&self.script, &self.script_len, &self.script_cap, ch, length, 0)
         if self.done or self.skip or not self.started or length <= 0:
             return 0
-        if self.text_len + length + 1 > self.text_cap:  # (+1: the NUL _flush ends the run with)
-            cap = max(2 * self.text_cap, self.text_len + length + 1)
-            grown = <char*>realloc(self.text, cap)
-            if grown is NULL:
-                raise MemoryError()
-            self.text = grown
-            self.text_cap = cap
-        memcpy(self.text + self.text_len, ch, length)
-        self.text_len += length
-        return 0
+        return _append(&self.text, &self.text_len, &self.text_cap, ch, length, 1)  # (1: the NUL _flush ends it with)
 
 
 cdef extern from "string.h":

@@ -1203,35 +1203,18 @@ def _plain_text(tree: BlockTree, theirs: list[int], mine: list[int], cards: byte
 
 
 def _cards(tree: BlockTree, sums: tuple[array[int], array[int], array[int], array[int]]) -> bytearray:
-    """Per block, 1 where it lies in a card of a list (:data:`CARD_MIN_REPEATS`, :data:`CARD_MAX_CHARS`)."""
-    cols = tree.columns
-    paths: list = cols.paths
-    parents: cython.long[:] = cols.parents
-    chars: cython.long[:] = sums[0]
-    links: cython.long[:] = sums[1]
-    most: cython.long = CARD_MAX_CHARS
-    repeats: cython.long = CARD_MIN_REPEATS
-    i: cython.Py_ssize_t
-    n: cython.Py_ssize_t = len(paths)
-    counts: dict[str, int] = {}
-    for i in range(n):
-        if links[i] > 0 and chars[i] <= most:
-            path = paths[i]
-            counts[path] = counts.get(path, 0) + 1
-    card_buffer = bytearray(n)
-    card: cython.uchar[:] = card_buffer
-    for i in range(1, n):
-        if card[parents[i]] or (links[i] > 0 and chars[i] <= most and counts[paths[i]] >= repeats):
-            card[i] = 1
-    return card_buffer
+    """Per block, 1 where it lies in a card of a list (:data:`CARD_MIN_REPEATS`, :data:`CARD_MAX_CHARS`):
+    :func:`_card_marks` of every block."""
+    return _card_marks(tree, sums, list(range(len(tree))))
 
 
 def _card_marks(tree: BlockTree, sums: tuple[array[int], array[int], array[int], array[int]],
                 blocks: list[int]) -> bytearray:
-    """:func:`_cards`' marks, right for ``blocks`` alone (0 elsewhere): a block lies in a card when it or an ancestor
-    is one, and the candidates among its ancestors are few (those up to :data:`CARD_MAX_CHARS` characters, the
-    nearest: an ancestor holds its descendants' text), so that only their paths are counted, not every path of
-    the page."""
+    """Per block of ``blocks`` (0 elsewhere), 1 where it lies in a card of a list: a block holding links, of at most
+    :data:`CARD_MAX_CHARS` characters, whose path :data:`CARD_MIN_REPEATS` such blocks of the page have. A block
+    lies in a card when it or an ancestor is one, and the candidates among its ancestors are few (those up to
+    :data:`CARD_MAX_CHARS` characters, the nearest: an ancestor holds its descendants' text), so that only their
+    paths are counted, not every path of the page."""
     cols = tree.columns
     paths: list = cols.paths
     parents: cython.long[:] = cols.parents
