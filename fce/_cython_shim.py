@@ -8,3 +8,27 @@ two runs. Cython itself installs a fuller stand-in (its ``cython`` module) that 
 
 #: False: this is the interpreted module (a compiled one sees Cython's constant True instead).
 compiled = False
+
+
+def cclass(cls: type) -> type:
+    """``@cython.cclass``: an extension type where compiled, the class as it is otherwise."""
+    return cls
+
+
+def ccall(function: object) -> object:
+    """``@cython.ccall``: a method C code calls directly where compiled, the function as it is otherwise."""
+    return function
+
+
+def locals(**_types: object) -> object:  # noqa: A001 (Cython's name)
+    """``@cython.locals(name=type)``: typed local variables where compiled, nothing otherwise."""
+    return lambda function: function
+
+
+def declare(*_args: object, **_kwargs: object) -> None:
+    """``cython.declare(type)``: a C field or variable where compiled, nothing otherwise."""
+    return None
+
+
+#: Types named in declarations (placeholders: only the compiler reads them).
+Py_ssize_t = bint = object

@@ -85,9 +85,12 @@ def test_fce_no_accel_imports_every_source():
 
 def test_the_compiled_outputs_are_the_sources(tmp_path):
     # metadata, markdown and HTML of the bundled example site and a page with every kind of structure: the same
-    # compiled (the block tree from the parse's events, JSON-LD as the parse saw it) and as Python (the tree walk,
-    # JSON-LD found in the text)
+    # compiled (the block tree from the parse's events, JSON-LD as the parse saw it), as Python (the tree walk,
+    # JSON-LD found in the text), and as Python where Cython is not installed (fce._cython_shim stands in for it)
     (tmp_path / "rich.html").write_text(RICH_PAGE, encoding="utf-8")
     for path in (ROOT / "examples" / "site").rglob("*.html"):
         (tmp_path / path.name).write_bytes(path.read_bytes())
-    assert _run(_PROBE, str(tmp_path)) == _run(_PROBE, str(tmp_path), no_accel="1")
+    compiled = _run(_PROBE, str(tmp_path))
+    assert _run(_PROBE, str(tmp_path), no_accel="1") == compiled
+    without_cython = "import sys; sys.modules['cython'] = None\n" + _PROBE
+    assert _run(without_cython, str(tmp_path), no_accel="1") == compiled

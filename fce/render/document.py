@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
 from fce.blocks import INLINE_BLOCK_TAGS, PREFORMATTED_TAG, BlockTree, Mark, join_pieces
+
+try:
+    import cython
+except ModuleNotFoundError:  # Cython is a build requirement only: plain Python then (fce._cython_shim)
+    from fce import _cython_shim as cython
 
 if TYPE_CHECKING:
     from fce.extraction import ExtractedBlock
@@ -177,22 +182,43 @@ class _TableState:
         return [Table(tuple(cells for cells, _, _ in rows), rows[0][1] or rows[0][2], tuple(self.caption))]
 
 
+@cython.cclass
 class _Reader:
     """The document of one extracted block's subtree, read in one pass: text pieces and marks go to the current run
     of text (marks as :data:`_OPEN_MARK` / :data:`_CLOSE_MARK`), which a block boundary ends as paragraphs of the
     innermost container (``sink``); headings, lists, tables, ``<pre>`` and quotes make their nodes. Marks open
     when a run ends open again at the start of the next one."""
 
+    # (compiled, an extension type: its attributes are C fields, read without a dictionary lookup; the walk reads
+    # them for every text piece it renders)
+    tree: BlockTree = cython.declare(object)
+    root: int = cython.declare(cython.Py_ssize_t)
+    keep: Callable[[object], bool] | None = cython.declare(object)
+    parts: list[tuple[str | int, ...]] = cython.declare(list)  # (None for the blocks not covered: never read)
+    tags: list[str] = cython.declare(list)
+    ends: Sequence[int] = cython.declare(object)
+    sources: dict[tuple[int, int], str] = cython.declare(dict)
+    marks: dict[int, list[Mark]] = cython.declare(dict)
+    special: list[int] = cython.declare(list)
+    chunks: list[str] = cython.declare(list)  # the run: text pieces, "\n" for <br>, mark stand-ins
+    open: list[tuple[str, str | None]] = cython.declare(list)  # the marks open now, outermost first
+    run_open: list[tuple[str, str | None]] = cython.declare(list)  # those open when the run started
+    run_marks: list[tuple[str, str | None]] = cython.declare(list)  # those opened in the run
+    ignored: dict[str, int] = cython.declare(dict)  # marks inside one of their kind or inside code, by kind
+    sink: list[Node] = cython.declare(list)  # where the nodes go
+    flat: bool = cython.declare(cython.bint)  # inside a heading: sub-blocks and line breaks are spaces
+    items: list[tuple[Node, ...]] | None = cython.declare(object)  # the innermost list's items (None: not in one)
+    bare: _TableState | None = cython.declare(object)  # the table whose rows (not a cell) are being read
+
     def __init__(self, tree: BlockTree, root: int, covered: frozenset[int] | None, links: bool = True) -> None:
         self.tree = tree
         self.root = root
         self.keep = None if covered is None else covered.__contains__
-        # (None for the blocks not covered, which are never read)
-        self.parts: list[tuple[str | int, ...]] = tree.subtree_parts(root, covered)  # type: ignore[assignment]
+        self.parts = tree.subtree_parts(root, covered)  # type: ignore[assignment]
         self.tags = tree.columns.tags
         self.ends = tree.columns.ends
         self.sources = tree.preformatted(root)
-        self.marks: dict[int, list[Mark]] = {}
+        self.marks = {}
         for mark in tree.marks(root, covered):
             if links or mark.kind != "link":
                 self.marks.setdefault(mark.block, []).append(mark)
@@ -200,15 +226,15 @@ class _Reader:
         # text, one paragraph a line (:meth:`plain`)
         self.special = sorted({*self.marks, *(root + k for k, parts in enumerate(self.parts)
                                               if parts and "\n" in parts)})
-        self.chunks: list[str] = []  # the run: text pieces, "\n" for <br>, mark stand-ins
-        self.open: list[tuple[str, str | None]] = []  # the marks open now, outermost first
-        self.run_open: list[tuple[str, str | None]] = []  # those open when the run started
-        self.run_marks: list[tuple[str, str | None]] = []  # those opened in the run
-        self.ignored: dict[str, int] = {}  # marks inside one of their kind or inside code, by kind
-        self.sink: list[Node] = []  # where the nodes go
-        self.flat = False  # inside a heading: sub-blocks and line breaks are spaces
-        self.items: list[tuple[Node, ...]] | None = None  # the innermost list's items (None: not in a list)
-        self.bare: _TableState | None = None  # the table whose rows (not a cell) are being read
+        self.chunks = []
+        self.open = []
+        self.run_open = []
+        self.run_marks = []
+        self.ignored = {}
+        self.sink = []
+        self.flat = False
+        self.items = None
+        self.bare = None
 
     def read(self, text: str | None = None) -> list[Node]:
         """The nodes of the root block; ``text``: its plain text, when known."""
@@ -222,6 +248,7 @@ class _Reader:
         self.flush()
         return out
 
+    @cython.ccall
     def plain(self, i: int) -> bool:
         """Whether block ``i`` is a container of paragraphs to its last sub-block: no mark in it or around it, no
         line break, no tag read otherwise (:data:`_STRUCTURAL_TAGS`), outside a heading or a table's rows. Then
@@ -235,6 +262,8 @@ class _Reader:
             return False
         return _STRUCTURAL_TAGS.isdisjoint(self.tags[i:end])
 
+    @cython.ccall
+    @cython.locals(k=cython.Py_ssize_t, n=cython.Py_ssize_t, at=cython.Py_ssize_t)
     def walk(self, i: int) -> None:
         """Feed block ``i``'s text pieces and marks to the run; a sub-block that is not inline ends the run before
         and after it (in a heading: a space). Written for speed: it runs for every block rendered."""
@@ -282,12 +311,14 @@ class _Reader:
             self.mark(marks[k])  # type: ignore[index]
             k += 1
 
+    @cython.ccall
     def mark(self, mark: Mark) -> None:
         kind, opened = mark.kind, self.open
         if mark.opens:
-            if opened and any(k == kind or k == "code" for k, _ in opened):
-                self.ignored[kind] = self.ignored.get(kind, 0) + 1
-                return
+            for k, _ in opened:  # (a loop, not any(): a compiled method takes no generator)
+                if k == kind or k == "code":
+                    self.ignored[kind] = self.ignored.get(kind, 0) + 1
+                    return
             entry = (kind, mark.href)
             opened.append(entry)
             self.run_marks.append(entry)
@@ -307,6 +338,7 @@ class _Reader:
                     self.chunks.append(_OPEN_MARK)
                 return
 
+    @cython.ccall
     def take(self) -> list[Inline]:
         """The run as paragraphs (one line when :attr:`flat`); a new run starts."""
         chunks = self.chunks
@@ -321,6 +353,7 @@ class _Reader:
                            self.flat)
         return _unmarked(text, self.flat)
 
+    @cython.ccall
     def flush(self) -> None:
         """End the run: its paragraphs go to the sink."""
         if self.run_open or self.run_marks or self.bare is not None:
@@ -336,6 +369,7 @@ class _Reader:
                 self.sink.append(Paragraph((words,)))
         chunks.clear()
 
+    @cython.ccall
     def emit(self, node: Node) -> None:
         if self.bare is not None:  # between a table's rows: it is no markdown table
             self.bare.ok = False
