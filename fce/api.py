@@ -16,7 +16,7 @@ from fce.errors import StoreFailure
 from fce.extraction import Extraction
 from fce.kinds import OutputFormat
 from fce.parse import Page, parse_page
-from fce.pipeline import DEFAULT_FALLBACK, Extractor, extract
+from fce.pipeline import DEFAULT_FALLBACK, Extractor, extract, parse_blocks
 from fce.sites import normalize_site, site_of
 from templates_store import StoreError, TemplateStore, open_store
 
@@ -51,7 +51,7 @@ def extract_html(
     output = OutputFormat(format)
     if output == OutputFormat.JSON:
         raise ValueError("format must be text, markdown or html; .to_dict() gives the JSON record")
-    page = parse_page(html, url=url)
+    page = parse_page(html, url=url, blocks=parse_blocks(fallback))  # (as fce detect: the block tree from events)
     name = normalize_site(site) if site else site_of(page)
     if store is None:
         return extract(page, None, site=name, fallback=fallback, timeout=timeout, metadata=True, output=output,
