@@ -1983,7 +1983,6 @@ DEF LINKED_DATA_MAX_SCRIPTS = 24
 DEF LINKED_DATA_MAX_BYTES = 4 * 1024 * 1024 + 4
 
 
-
 def _bind_libxml2():
     """libxml2's functions, from lxml's own copy of it (the wheels link it into ``lxml.etree``): True when all
     are there and the version is one of :data:`SAX_LIBXML2_VERSIONS`."""

@@ -615,7 +615,7 @@ def methods() -> None:
         params = ", ".join(f"{k}={v}" for k, v in info.params.items()) or "none"
         default = "  [default fallback]" if info.name == DEFAULT_FALLBACK else ""
         typer.echo(f"{info.name}{default}\n  {info.description}\n  paper: {info.paper}\n  params: {params}")
-    from fce._accel import NO_ACCEL_ENV, runs_compiled
+    from fce._accel import NO_ACCEL_ENV, PURE_PYTHON_MODULES, runs_compiled
     from fce.blocks import ACCELERATED
     from fce.features import FEATURES_COMPILED
     from fce.methods.mainblock import COMPILED
@@ -631,8 +631,8 @@ def methods() -> None:
          "fce._features not built"),
         ("mainblock scoring (the fallback and guided detection)", COMPILED, "fce/methods/mainblock.py", "Python",
          "not compiled at install"),
-        ("metadata, markdown and HTML output", all(map(runs_compiled, ("fce.metadata", "fce.render.document",
-                                                                      "fce.render.markdown", "fce.render.html"))),
+        ("metadata, markdown and HTML output",
+         all(runs_compiled(name) for name in PURE_PYTHON_MODULES if name != "fce.methods.mainblock"),
          "fce/metadata.py, fce/render/", "Python", "not compiled at install"),
     )
     for what, compiled, where, python, missing in parts:
