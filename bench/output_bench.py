@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
 import statistics
 import sys
 import time
@@ -33,12 +32,11 @@ from pathlib import Path
 
 from lxml import etree
 
+from bench.common import data_root, percentile
 from fce.evaluation.packages import iter_documents
 from fce.parse import decode_html, parse_page
 from fce.pipeline import extract, page_metadata, parse_blocks, structured
 
-#: The evaluation data (``<dataset>/<site>/<id>.html``), as in :mod:`bench.common`.
-DATA_ROOT = Path(os.environ.get("FCE_BENCH_DATA", "/work/shared/data"))
 #: fce's budget: each output at most this fraction of the parse floor.
 BUDGET = 0.1
 #: What is timed, and how, given the page and its text extraction.
@@ -58,11 +56,6 @@ def _best(function: Callable[[], object], repeats: int) -> float:
         function()
         best = min(best, time.perf_counter_ns() - start)
     return best
-
-
-def _percentile(values: Sequence[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 def measure(root: Path, datasets: Sequence[str] | None, sample: int, repeats: int,
@@ -103,7 +96,7 @@ def report(times: dict[str, list[Row]], outputs: Sequence[str]) -> str:
             ratios = [row[output] / row["parse"] for row in rows if row["parse"] > 0]
             total, parse_total = sum(r[output] for r in rows), sum(r["parse"] for r in rows)
             lines.append(f"| {name} | {len(rows)} | {statistics.median(ratios):.3f} | "
-                         f"{_percentile(ratios, 0.95):.3f} | {max(ratios):.3f} | {total / parse_total:.3f} | "
+                         f"{percentile(ratios, 95):.3f} | {max(ratios):.3f} | {total / parse_total:.3f} | "
                          f"{total / len(rows) / 1e6:.3f} | {parse_total / len(rows) / 1e6:.3f} |")
         lines.append("")
     return "\n".join(lines)
@@ -111,7 +104,7 @@ def report(times: dict[str, list[Row]], outputs: Sequence[str]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.output_bench", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=DATA_ROOT, help="the data root (<dataset>/<site>/<id>.html)")
+    parser.add_argument("--data", type=Path, default=data_root(), help="the data root (<dataset>/<site>/<id>.html)")
     parser.add_argument("--datasets", nargs="*", default=None, help="datasets to time (default: all)")
     parser.add_argument("--sample", type=int, default=1, metavar="K", help="every K-th page of each dataset")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per page and side; the best counts")
@@ -126,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for output in args.outputs:
         ratios = [r[output] / r["parse"] for rows in times.values() for r in rows if r["parse"] > 0]
         if ratios:
-            median, p95 = statistics.median(ratios), _percentile(ratios, 0.95)
+            median, p95 = statistics.median(ratios), percentile(ratios, 95)
             total = sum(r[output] for rows in times.values() for r in rows)
             parse_total = sum(r["parse"] for rows in times.values() for r in rows)
             verdict = "within" if max(median, p95) <= BUDGET else "over"
