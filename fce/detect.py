@@ -34,6 +34,7 @@ from fce.extraction import ExtractedBlock, Extraction
 from fce.features import COUNT_FEATURES, block_vectors
 from fce.kinds import DetectionMode, Rules
 from fce.methods.mainblock import select_main
+from fce.names import aside_named
 from fce.parse import Page
 from fce.template import Template
 
@@ -137,18 +138,35 @@ def template_mask(tree: BlockTree, codes: dict[str, int]) -> list[bool]:
     return [m and not below for m, below in zip(mask, kept_below, strict=True)]
 
 
-def _put_title(tree: BlockTree, path: str, selected: list[ExtractedBlock], covered: list[int]) -> bool:
-    """Put the page's headline — its first block with text on the template's headline ``path`` — in front of
-    (or, in document order, among) the ``selected`` blocks, unless their text holds it already; whether it was
-    put."""
+#: Guided detection's lead: a block between the headline and the article's body that the site's template keeps,
+#: with at least this many characters of its own text, of which at most :data:`LEAD_MAX_LINK_SHARE` in links, is
+#: the article's lead — a standfirst, a deck, a video's summary — where the ``mainblock`` scoring chose the body's
+#: container alone (:func:`put_lead`). Measured, k-fold site-macro word F1 against guided detection without it:
+#: daniel-small +0.0132, cleanportaleval +0.0078, msv-big9 +0.0005, dragnet-small +0.0005; with 40 characters
+#: +0.0062 / +0.0078 / +0.0009 / +0.0001, with 150 +0.0109 / +0.0076 / +0.0001 / +0.0005.
+LEAD_MIN_CHARS = 80
+LEAD_MAX_LINK_SHARE = 0.3
+
+
+def _title_index(tree: BlockTree, path: str) -> int:
+    """The index of the page's headline, its first block with text on the template's headline ``path``; -1 if
+    none."""
     cols = tree.columns
-    paths, lengths, ends = cols.paths, cols.text_lengths, cols.ends
+    paths, lengths = cols.paths, cols.text_lengths
     try:
         i = paths.index(path)  # (interned: compared by identity first)
         while not lengths[i]:
             i = paths.index(path, i + 1)
     except ValueError:
-        return False
+        return -1
+    return i
+
+
+def _put_title(tree: BlockTree, i: int, selected: list[ExtractedBlock], covered: list[int]) -> bool:
+    """Put the page's headline, block ``i`` (:func:`_title_index`), in front of (or, in document order, among) the
+    ``selected`` blocks, unless their text holds it already; whether it was put."""
+    cols = tree.columns
+    paths, ends = cols.paths, cols.ends
     if i in covered or any(i <= b.index < ends[i] or b.index <= i < ends[b.index] for b in selected):
         return False  # already in, or holding (or held by) a selected block
     mine: list[int] = []
@@ -159,6 +177,39 @@ def _put_title(tree: BlockTree, path: str, selected: list[ExtractedBlock], cover
     selected.insert(at, ExtractedBlock(paths[i], text, i))
     covered.extend(mine)
     return True
+
+
+def put_lead(tree: BlockTree, title: int, codes: dict[str, int], selected: list[ExtractedBlock],
+             covered: list[int]) -> int:
+    """Put the article's lead among the ``selected`` blocks: each block after the headline (block ``title``) and
+    before the first selected block after it whose path the template keeps (``codes``, :func:`path_codes`) and
+    whose own text reads as a lead (:data:`LEAD_MIN_CHARS`, :data:`LEAD_MAX_LINK_SHARE`), unless it is named as
+    a caption's, a gallery's or an author's (:func:`fce.names.aside_named`) or the body repeats its text. The
+    ``mainblock`` scoring keeps one container; a site that sets its standfirst or a video's summary apart from
+    the body loses it there, and the template knows the path as the site's content. How many were put."""
+    body = [b.index for b in selected if b.index > title]
+    if not body:
+        return 0
+    cols = tree.columns
+    paths, lengths, links, ends = cols.paths, cols.text_lengths, cols.link_chars, cols.ends
+    first = min(body)
+    done = set(covered)
+    put = 0
+    i = ends[title]
+    while i < first:
+        n = lengths[i]
+        if (i in done or n < LEAD_MIN_CHARS or links[i] > LEAD_MAX_LINK_SHARE * n
+                or not codes.get(paths[i], 0) & CONTENT_BIT or aside_named(paths[i])):
+            i += 1
+            continue
+        mine: list[int] = []
+        text = tree.render(i, None, mine)
+        if text and not any(text in b.text for b in selected if b.index > i):
+            selected.insert(sum(b.index < i for b in selected), ExtractedBlock(paths[i], text, i))
+            covered.extend(mine)
+            put += 1
+        i = ends[i]
+    return put
 
 
 class TemplateMatch:
@@ -250,7 +301,10 @@ class Detector:
         selected = select_main(tree, template_mask(tree, self.path_codes), covered)
         title = False
         if selected and self.title_path is not None:
-            title = _put_title(tree, self.title_path, selected, covered)
+            at = _title_index(tree, self.title_path)
+            if at >= 0:
+                title = _put_title(tree, at, selected, covered)
+                put_lead(tree, at, self.path_codes, selected, covered)
         return TemplateMatch(tuple(selected), fit, len(selected), 0, frozenset(covered), title)
 
     def detect(self, page: Page | BlockTree, *, site: str | None = None) -> Extraction:

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CONTENT_NAME_TOKENS", "NOISE_NAME_PARTS", "NOISE_NAME_TOKENS", "name_words", "noise_named"]
+__all__ = ["ASIDE_NAME_PARTS", "CONTENT_NAME_TOKENS", "NOISE_NAME_PARTS", "NOISE_NAME_TOKENS", "aside_named",
+           "name_words", "noise_named"]
 
 #: Words in the id/class names of a qualified path that mark page furniture, not content. A block on such a path is
 #: never content while learning: comments, author boxes and "related" lists are unique per page, so repetition
@@ -28,6 +29,20 @@ CONTENT_NAME_TOKENS = frozenset({"content", "article", "main", "body", "entry", 
 _FURNITURE_PART = re.compile("|".join(map(re.escape, NOISE_NAME_PARTS)))
 _QUALIFIER = re.compile(r"([A-Z][A-Z0-9]*)\[([^\]]*)\]")
 _NAME_SPLIT = re.compile(r"[\s#.\-_:]+")
+#: One step of a path: its tag, and its qualifier (without brackets; empty where it has none).
+_STEP = re.compile(r"([A-Z][A-Z0-9]*)(?:\[([^\]]*)\])?")
+
+
+#: Words in the id/class names near a block that mark what sits beside an article's text rather than in it: a
+#: picture's or gallery's caption, an author's biography. Guided detection does not take such a block for the
+#: article's lead (:func:`fce.detect.put_lead`); the articles' own containers are never named so. Matched anywhere
+#: inside a name (``featured-image-wrapper``, ``slide-caption``, ``author-dropdown``).
+ASIDE_NAME_PARTS = ("author", "bio", "image", "img", "photo", "gallery", "slide", "thumbnail", "figure", "media")
+#: How many elements of a path, from the block up, :func:`aside_named` reads (of those with names: how many of
+#: them): the block's own neighbourhood (a caption's box and the picture's wrapper around it), not the page's
+#: columns.
+ASIDE_NAME_STEPS = 3
+_ASIDE_PART = re.compile("|".join(map(re.escape, ASIDE_NAME_PARTS)))
 
 
 def name_words(qualifier: str) -> tuple[bool, bool]:
@@ -54,3 +69,16 @@ def noise_named(path: str) -> bool:
         if furniture:
             return True
     return False
+
+
+def aside_named(path: str) -> bool:
+    """True when ``path`` is furniture by its names (:func:`noise_named`), or one of its last
+    :data:`ASIDE_NAME_STEPS` elements is a list item (an item of a list, a carousel, a gallery), or one of its last
+    :data:`ASIDE_NAME_STEPS` elements with id/class names has one holding an :data:`ASIDE_NAME_PARTS` word."""
+    if noise_named(path):
+        return True
+    steps = _STEP.findall(path)
+    if any(tag == "LI" for tag, _ in steps[-ASIDE_NAME_STEPS:]):
+        return True
+    named = [qualifier for _, qualifier in steps if qualifier][-ASIDE_NAME_STEPS:]
+    return any(_ASIDE_PART.search(qualifier.lower()) for qualifier in named)

@@ -58,8 +58,9 @@ def comments(number: int, n: int, sentences: int = 3) -> tuple[str, ...]:
 
 
 def article_html(article: Article, *, talk: tuple[str, ...] = (), url_suffix: str = "",
-                 body_class: str = "body") -> str:
-    """The page of ``article`` with the comments ``talk``; ``body_class`` names the box of its paragraphs."""
+                 body_class: str = "body", top: str = "") -> str:
+    """The page of ``article`` with the comments ``talk``; ``body_class`` names the box of its paragraphs; ``top``
+    is markup between the headline and that box."""
     paragraphs = "\n".join(f"<p>{p}</p>" for p in article.paragraphs)
     comments_box = "\n".join(f'<div class="c"><span class="who">reader{i}</span><p>{c}</p></div>'
                              for i, c in enumerate(talk))
@@ -68,7 +69,7 @@ def article_html(article: Article, *, talk: tuple[str, ...] = (), url_suffix: st
 <div id="nav"><ul><li><a href="/">Home</a></li><li><a href="/world">World</a></li><li><a href="/sport">Sport</a></li>
 <li><a href="/culture">Culture</a></li></ul>
 <p class="tagline">The Example Times: news of the harbor town since 1887.</p></div>
-<div class="wrap"><h2 class="hl"><a href="/a/{article.number}{url_suffix}">{article.title}</a></h2>
+<div class="wrap"><h2 class="hl"><a href="/a/{article.number}{url_suffix}">{article.title}</a></h2>{top}
 <div class="{body_class}">
 {paragraphs}
 </div>
@@ -100,6 +101,6 @@ def page(html: str, url: str) -> Page:
 
 
 def article_page(article: Article, *, talk: tuple[str, ...] = (), url: str | None = None,
-                 body_class: str = "body") -> Page:
-    return page(article_html(article, talk=talk, body_class=body_class),
+                 body_class: str = "body", top: str = "") -> Page:
+    return page(article_html(article, talk=talk, body_class=body_class, top=top),
                 url or f"https://{SITE}/a/{article.number}")

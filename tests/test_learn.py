@@ -1,5 +1,7 @@
 """fce.learn: the preparation phase on generated sites; determinism; errors."""
 
+import random
+
 import pytest
 
 from fce.detect import Detector
@@ -244,3 +246,34 @@ def test_mixed_page_types_in_the_sample():
     for new in articles[25:28]:
         result, f1 = _extract_f1(learner.model_, article_page(new, talk=comments(new.number, 3, 2)), new.gold)
         assert result.method == "template" and f1 > 0.95, (result.fallback_reason, f1)
+
+
+def test_the_lead_between_headline_and_body_is_the_articles():
+    from fce.learn import LayoutLearner
+    from fce.methods import get_method
+    from tests._handmade import SITE, Article, article_page, comments, sentence
+
+    def top(lead: str, photo: str) -> str:  # a video's summary and a photo's caption, apart from the body's box
+        return (f'<div class="video"><div class="player"><p class="summary">{lead}</p></div></div>'
+                f'<div class="photo-box"><p class="caption">{photo}</p></div>')
+
+    def own_top(a: Article) -> str:
+        rng = random.Random(f"top|{a.number}")
+        return top(sentence(rng, 18), sentence(rng, 18))
+
+    articles = [Article.make(i) for i in range(8)]
+    sample = [article_page(a, talk=comments(a.number, 2, 1), top=own_top(a)) for a in articles[:6]]
+    record = LayoutLearner(SITE).fit(sample).model_
+    new = articles[7]
+    rng = random.Random(f"top|{new.number}")
+    lead, photo = sentence(rng, 18), sentence(rng, 18)
+    result, _ = _extract_f1(record, article_page(new, top=top(lead, photo)), new.gold)
+    assert result.method == "template"
+    # the headline, the video's summary, the body; not the photo's caption
+    assert result.text.split("\n")[:3] == [new.title, lead, new.paragraphs[0]]
+    assert photo not in result.text
+    assert lead not in get_method("mainblock")(article_page(new, top=top(lead, photo))).text  # the site model's
+    # a lead the body repeats is not put twice
+    first = ". ".join(new.paragraphs[0].split(". ")[:2]) + "."
+    result, _ = _extract_f1(record, article_page(new, top=top(first, photo)), new.gold)
+    assert result.text.split("\n")[:2] == [new.title, new.paragraphs[0]]
