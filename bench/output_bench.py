@@ -8,7 +8,7 @@ lxml's parse of the same page (the "parse floor").
 Per page, the page is parsed and extracted as ``fce detect`` does without a template (:func:`fce.parse.parse_page`
 with the block tree made from the parse's events, :func:`fce.pipeline.extract`; not timed). Then, interleaved, the
 best of ``--repeats`` runs of each output on top of that text extraction — ``page_metadata(page)`` (what
-``--format json`` adds: the decoded markup read by :func:`fce.metadata.extract_metadata`), ``structured(page,
+``--format json`` adds: the page's markup read by :func:`fce.metadata.extract_metadata`), ``structured(page,
 result, "markdown")`` (``--format markdown``, links off, the default) and ``structured(page, result, "html")`` —
 and of ``lxml.etree.fromstring(utf8, HTMLParser)`` (the page decoded by :func:`fce.parse.decode_html` and encoded
 to UTF-8 beforehand; a plain ``etree.HTMLParser``, faster than ``lxml.html.fromstring``'s element classes, so the

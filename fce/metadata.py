@@ -203,7 +203,9 @@ _HTML_TAG = re.compile(r"<html\b[^<>]*+>", re.IGNORECASE)
 _LANG = re.compile(rf"\s(?:xml:)?lang\s*=\s*{_Q}", re.IGNORECASE)
 # (letters as classes rather than IGNORECASE: the pattern then starts with a literal "<", which the engine scans
 # for; a third faster on the heads of the evaluation pages)
-_HEAD_END = re.compile(r"<(?:/[hH][eE][aA][dD]\s*>|[bB][oO][dD][yY][\s>])")
+#: (ASCII whitespace, as HTML's tokenizer ends a tag name: the same pattern finds the same end in the page's bytes)
+_HEAD_END = re.compile(r"<(?:/[hH][eE][aA][dD]\s*>|[bB][oO][dD][yY][\s>])", re.ASCII)
+_HEAD_END_BYTES = re.compile(_HEAD_END.pattern.encode())
 #: One whole tag: name and attribute text (possessive, so that a tag that never closes fails in linear time).
 _TAG_AT = re.compile(r"""<([a-zA-Z][\w:-]{0,40})((?:[^<>"']++|"[^"]*+"|'[^']*+')*+)>""")
 _ATTRIBUTE = re.compile(r"""([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
@@ -347,7 +349,7 @@ class Metadata:
         return out
 
 
-def extract_metadata(html: str, *, url: str | None = None, read_body: bool = True,
+def extract_metadata(html: str | bytes, *, url: str | None = None, read_body: bool = True,
                      linked_data: Sequence[str] | None = None) -> Metadata:
     """The metadata of a page from its decoded HTML text. Never raises.
 
@@ -356,11 +358,19 @@ def extract_metadata(html: str, *, url: str | None = None, read_body: bool = Tru
     byline, ``<time>`` or first-paragraph description from the body window — which roughly halves the cost on
     pages without structured metadata. ``linked_data``: the text of the page's JSON-LD scripts, where the parse
     already found them (:attr:`fce.blocks.BlockTree.linked_data`); else they are searched for in ``html``, which
-    costs about a fifth of the metadata's time (``bench/output_bench.py``)."""
-    if not isinstance(html, str):  # bytes from a careless caller: read as UTF-8 rather than fail
-        html = bytes(html).decode("utf-8", "replace") if isinstance(html, bytes | bytearray) else ""
+    costs about a fifth of the metadata's time (``bench/output_bench.py``). ``html`` may be the page's UTF-8
+    bytes (:attr:`fce.parse.Page.markup`): with ``linked_data`` known, only its head is decoded then, and the
+    rest only where the body window is read (decoding the whole page was a quarter of the metadata's time)."""
+    data: bytes | None = None
+    if not isinstance(html, str):
+        html = bytes(html) if isinstance(html, bytes | bytearray) else b""
+        end = _HEAD_END_BYTES.search(html, 0, HEAD_MAX_CHARS) if linked_data is not None else None
+        if end is None:
+            html = html.decode("utf-8", "replace")
+        else:  # (the head ends at an ASCII "<": its bytes decode to the text's first characters)
+            data, html = html, html[:end.start()].decode("utf-8", "replace")
     url = url if isinstance(url, str) else None
-    head_end = _head_end(html)
+    head_end = _head_end(html) if data is None else len(html)
     fields, raw_title, lang = _scan_head(html, head_end)
     entity = _linked_data(html, linked_data)
     base = _Base(html, head_end, url)
@@ -370,7 +380,7 @@ def extract_metadata(html: str, *, url: str | None = None, read_body: bool = Tru
     if site_name and site_name[0] == "@":  # twitter:site is a handle
         site_name = site_name[1:] or None
     title = _title(entity, fields, raw_title, site_name, url or canonical)
-    body = _Body(html, head_end, title, read_body)
+    body = _Body(html, head_end, title, read_body, data)
 
     authors = entity.get("authors") or ()
     if not authors:
@@ -832,16 +842,21 @@ class _Body:
     is at most BODY_SCAN_CHARS and a BODY_SHARE-th of the page long, so that reading it costs a fixed share of
     what parsing the page does."""
 
-    __slots__ = ("_text", "_head_end", "_title", "_window")
+    __slots__ = ("_text", "_head_end", "_title", "_window", "_data")
 
-    def __init__(self, text: str, head_end: int, title: str | None, read: bool = True) -> None:
-        self._text = text
+    def __init__(self, text: str, head_end: int, title: str | None, read: bool = True,
+                 data: bytes | None = None) -> None:
+        self._text = text  # (the head's alone where ``data``, the page's bytes, is given: decoded when read)
         self._head_end = head_end
         self._title = title
         self._window: tuple[int, int] | None = None if read else (0, 0)  # an empty window: nothing is read
+        self._data = data
 
     def window(self) -> tuple[int, int]:
+        """The window's start and end in :attr:`_text`, the page's whole text from the first call on."""
         if self._window is None:
+            if self._data is not None:
+                self._text, self._data = self._data.decode("utf-8", "replace"), None
             text, start = self._text, self._head_end
             size = min(BODY_SCAN_CHARS, max(MIN_BODY_SCAN_CHARS, len(text) // BODY_SHARE))
             anchor = self._anchor(start, start + min(ANCHOR_SEARCH_CHARS, len(text) // 2))
@@ -871,8 +886,8 @@ class _Body:
         """Candidate publication dates, best first: ``itemprop="datePublished"`` (then the ``<time>`` elements are
         not looked for), a ``<time>`` marked as the publication date (``pubdate``, an attribute naming it), the
         other ``<time>`` elements in order."""
-        text = self._text
         start, stop = self.window()
+        text = self._text
         marked: list[str] = []
         for pos in _find_all(text, "datePublished", start, stop):
             tag_start = text.rfind("<", max(start, pos - MAX_TAG_CHARS), pos)
@@ -895,8 +910,8 @@ class _Body:
         """The byline element's text: an ``itemprop=author`` element (its ``itemprop=name`` part when it has one),
         else ``rel=author``, else a class or id matching Readability.js's byline pattern; the first of each kind
         whose text is a plausible byline (1–99 characters, a name in it)."""
-        text = self._text
         start, stop = self.window()
+        text = self._text
         found: dict[int, str] = {}  # rank → text
         seen: set[int] = set()
         # "uthor" finds author and Author, "yline" byline and Byline: two searches rather than four, the second
@@ -945,8 +960,8 @@ class _Body:
     def excerpt(self) -> str | None:
         """The first paragraph of at least MIN_EXCERPT_CHARS characters among the first MAX_PARAGRAPHS of the
         window, read as a browser shows it (inline tags joined, ``<br>`` a space)."""
-        text = self._text
         start, stop = self.window()
+        text = self._text
         for _ in range(MAX_PARAGRAPHS):
             match = _PARAGRAPH.search(text, start, stop)
             if match is None:

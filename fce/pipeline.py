@@ -169,9 +169,9 @@ def page_metadata(page: Page, extraction: Extraction | None = None) -> Metadata:
     nothing of its title and ``extraction`` put a headline in front from its site's template (the site's learned
     headline path), that block is the title. A page made from a tree has no markup to read: its metadata is what
     the extraction knows."""
-    html = page.html
-    found = (Metadata() if html is None
-             else extract_metadata(html, url=page.url, linked_data=page.cache.get(LINKED_DATA_KEY)))
+    markup = page.markup  # (its UTF-8 bytes, where parsed from bytes: decoded as far as they are read)
+    found = (Metadata() if markup is None
+             else extract_metadata(markup, url=page.url, linked_data=page.cache.get(LINKED_DATA_KEY)))
     if found.title is None and extraction is not None and extraction.info.get("title") and extraction.blocks:
         found = replace(found, title=extraction.blocks[0].text.split("\n", 1)[0] or None)
     return found

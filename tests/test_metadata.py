@@ -566,8 +566,20 @@ def test_odd_urls_never_raise(url: object) -> None:
 
 
 def test_bytes_are_read_as_utf8() -> None:
-    meta = extract_metadata(page("<title>Caf\u00e9 life in the city</title>").encode())  # type: ignore[arg-type]
+    meta = extract_metadata(page("<title>Caf\u00e9 life in the city</title>").encode())
     assert meta.title == "Café life in the city"
+
+
+def test_bytes_with_the_linked_data_known_give_what_the_text_gives() -> None:
+    # the head alone is decoded, the rest where the body window is read (a byline and a date from the body)
+    body = ("<nav><p>Home</p></nav><h1>Caf\u00e9 society returns</h1><p class='byline'>By Jos\u00e9 Ram\u00edrez</p>"
+            "<time datetime='2021-03-04'>4 March</time><p>" + "Na\u00efve caf\u00e9 regulars came back. " * 4 + "</p>")
+    for html in (page("<title>Caf\u00e9 society returns</title>", body), page("<title>x</title>"), "<p>no head</p>"):
+        for scripts in ([], ['{"@type": "NewsArticle", "headline": "Caf\u00e9"}']):
+            text = extract_metadata(html, url="https://example.com/a", linked_data=scripts)
+            assert extract_metadata(html.encode(), url="https://example.com/a", linked_data=scripts) == text
+    meta = extract_metadata(page("<title>Caf\u00e9 society returns</title>", body).encode(), linked_data=[])
+    assert meta.authors == ("José Ramírez",) and meta.published == "2021-03-04"
 
 
 _TAGS = st.sampled_from(["<meta ", "<meta name=", '"', "'", "content=", "<title>", "</title>", "<link rel=",
@@ -582,6 +594,7 @@ _TAGS = st.sampled_from(["<meta ", "<meta name=", '"', "'", "content=", "<title>
        st.one_of(st.none(), st.text(max_size=30)))
 def test_any_text_gives_metadata(html: str, url: str | None) -> None:
     meta = extract_metadata(html, url=url)
+    assert extract_metadata(html.encode(), url=url, linked_data=[]) == extract_metadata(html, url=url, linked_data=[])
     assert isinstance(meta, Metadata)
     assert all(isinstance(name, str) and name for name in meta.authors)
     assert meta.published is None or normalize_date(meta.published) == meta.published
