@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ASIDE_NAME_PARTS", "CONTENT_NAME_TOKENS", "NOISE_NAME_PARTS", "NOISE_NAME_TOKENS", "aside_named",
-           "name_words", "noise_named"]
+__all__ = ["ASIDE_NAME_PARTS", "CONTENT_NAME_TOKENS", "NOISE_NAME_PARTS", "NOISE_NAME_TOKENS", "PRINT_NEGATIONS",
+           "aside_named", "name_words", "noise_named"]
 
 #: Words in the id/class names of a qualified path that mark page furniture, not content. A block on such a path is
 #: never content while learning: comments, author boxes and "related" lists are unique per page, so repetition
@@ -20,7 +20,12 @@ NOISE_NAME_PARTS = (
     "social", "sharing", "toolbar", "masthead", "cookie", "recirc", "recommend",
 )  # fmt: skip
 #: …these only as a whole name token (``ad`` must not match ``header`` or ``lead``).
-NOISE_NAME_TOKENS = frozenset({"ad", "ads", "wm", "tags", "share", "menu", "nav", "navbar", "navigation"})
+#: ``print`` names a page's copy for printing (``#print-layer``: wprost.pl holds the article twice; daniel-small
+#: site-macro word F1 +0.005 with templates and without, the other sets ±0)…
+NOISE_NAME_TOKENS = frozenset({"ad", "ads", "wm", "tags", "share", "menu", "nav", "navbar", "navigation", "print"})
+#: …except in the names of what is left out of print (``hide-on-print``, ``no-print``, ``d-print-none``): those are
+#: shown on the screen.
+PRINT_NEGATIONS = frozenset({"hide", "hidden", "no", "none", "not", "non"})
 
 #: …unless the same element's names also hold one of these (``content-sidebar-wrap`` wraps the article too).
 CONTENT_NAME_TOKENS = frozenset({"content", "article", "main", "body", "entry", "post", "story", "hentry"})
@@ -51,7 +56,10 @@ def name_words(qualifier: str) -> tuple[bool, bool]:
     :data:`NOISE_NAME_TOKENS`)."""
     names = qualifier.lower()
     tokens = set(_NAME_SPLIT.split(names))
-    furniture = bool(tokens & NOISE_NAME_TOKENS) or _FURNITURE_PART.search(names) is not None
+    found = tokens & NOISE_NAME_TOKENS
+    if found == {"print"} and tokens & PRINT_NEGATIONS:
+        found = set()
+    furniture = bool(found) or _FURNITURE_PART.search(names) is not None
     return bool(tokens & CONTENT_NAME_TOKENS), furniture
 
 

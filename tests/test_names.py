@@ -2,7 +2,7 @@
 
 import pytest
 
-from fce.names import aside_named, noise_named
+from fce.names import aside_named, name_words, noise_named
 
 
 @pytest.mark.parametrize(
@@ -39,3 +39,18 @@ def test_noise_named(path, expected):
 )
 def test_aside_named(path, expected):
     assert aside_named(path) is expected
+
+
+@pytest.mark.parametrize(
+    ("names", "furniture"),
+    [
+        ("#print-layer .disabled", True),  # a copy of the article for printing
+        (".hide-on-print", False),  # left out of print: shown on the screen
+        (".d-print-none .col-auto", False),
+        (".no-print", False),
+        (".blueprint", False),  # a whole token only
+        (".print .nav", True),  # furniture for another word as well
+    ],
+)
+def test_print_copies_are_furniture_what_print_leaves_out_is_not(names, furniture):
+    assert name_words(names)[1] is furniture
