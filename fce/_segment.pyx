@@ -1552,21 +1552,6 @@ def own_texts(list parts):
     return out
 
 
-cdef inline Py_ssize_t _put(Py_UCS4* buf, Py_ssize_t n, Py_UCS4 ch, bint* pending, Py_ssize_t line_start) noexcept:
-    """Append ``ch`` to the text in ``buf[:n]`` (the current line starting at ``line_start``) with whitespace runs
-    collapsed to one space and none at the line's start; a space is written only when a non-space follows it, so
-    lines end stripped. Returns the new length."""
-    if Py_UNICODE_ISSPACE(ch):
-        pending[0] = n > line_start
-        return n
-    if pending[0]:
-        buf[n] = 32
-        n += 1
-        pending[0] = False
-    buf[n] = ch
-    return n + 1
-
-
 cdef bint _hides(xmlNode* node, str tag, _ElementOf owner) except -1:
     """``fce.blocks.is_hidden`` of an element with attributes (``tag not in never_hidden`` first)."""
     cdef int hidden
@@ -1741,35 +1726,92 @@ cdef object _attr_value(xmlNode* node, const char* name, _ElementOf owner):
 
 # -- rendering (fce.blocks.BlockTree.pieces and fce.blocks.join_pieces) ---------------------------------------------
 
-def join_pieces(pieces):
-    """``fce.blocks.join_pieces``: the pieces joined, whitespace runs inside each line collapsed to one space
-    (``str.split()``'s whitespace, ``Py_UNICODE_ISSPACE``), lines stripped, empty lines dropped."""
-    cdef str text = "".join(pieces)
-    cdef Py_ssize_t length = len(text), i, n = 0, line_start = 0
-    cdef int kind = PyUnicode_KIND(text)
-    cdef void* data = PyUnicode_DATA(text)
+cdef Py_ssize_t _join_lines(_char* buf, PyObject** items, Py_ssize_t count) noexcept:
+    """Write the ``count`` text pieces at ``items`` to ``buf`` as :func:`join_pieces` joins them: line by line, each
+    line's whitespace runs collapsed to one space and none at either end (a space is written only when a non-space
+    follows it), empty lines left out. Returns the length written (a line break last where the last line was
+    not empty)."""
+    cdef Py_ssize_t n = 0, line_start = 0, i, k, length
+    cdef bint pending = False, space
+    cdef int kind
+    cdef void* data
+    cdef Py_UCS1* latin1
     cdef Py_UCS4 ch
-    cdef bint pending = False
-    cdef Py_UCS4* buf
-    if length == 0:
-        return ""
-    buf = <Py_UCS4*>malloc(length * sizeof(Py_UCS4))
-    if buf is NULL:
-        raise MemoryError()
-    try:
+    cdef object piece
+    for k in range(count):
+        piece = <object>items[k]
+        if _ready_spaces(piece):
+            pending = n > line_start
+            continue
+        kind = PyUnicode_KIND(piece)
+        data = PyUnicode_DATA(piece)
+        latin1 = <Py_UCS1*>data
+        length = PyUnicode_GET_LENGTH(piece)
         for i in range(length):
-            ch = PyUnicode_READ(kind, data, i)
+            if kind == PyUnicode_1BYTE_KIND:  # (the compiler takes this test out of the loop)
+                ch = latin1[i]
+                space = _latin1_space[ch]
+            else:
+                ch = PyUnicode_READ(kind, data, i)
+                space = Py_UNICODE_ISSPACE(ch)
             if ch == 10:  # "\n": the line ends; an empty one leaves nothing
                 pending = False
                 if n > line_start:
                     buf[n] = 10
                     n += 1
                     line_start = n
+            elif space:
+                pending = n > line_start
             else:
-                n = _put(buf, n, ch, &pending, line_start)
-        if n > 0 and buf[n - 1] == 10:
-            n -= 1
-        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, n) if n else ""
+                if pending:
+                    buf[n] = 32
+                    n += 1
+                    pending = False
+                buf[n] = <_char>ch
+                n += 1
+    return n
+
+
+def join_pieces(pieces):
+    """``fce.blocks.join_pieces``: the pieces joined, whitespace runs inside each line collapsed to one space
+    (``str.split()``'s whitespace, ``Py_UNICODE_ISSPACE``), lines stripped, empty lines dropped. Written in the
+    narrowest kind of string the pieces have, each piece read where it lies (no joined copy first); one piece
+    that is already collapsed, with no line break, is the text itself."""
+    cdef list items = pieces if type(pieces) is list else list(pieces)
+    cdef Py_ssize_t count = len(items), total = 0, n, k
+    cdef int kind = PyUnicode_1BYTE_KIND, piece_kind
+    cdef object piece
+    cdef void* buf
+    cdef PyObject** at = PySequence_Fast_ITEMS(items)
+    for k in range(count):
+        piece = <object>at[k]
+        if type(piece) is not str:
+            raise TypeError(f"sequence item {k}: expected str instance, {type(piece).__name__} found")
+        total += PyUnicode_GET_LENGTH(piece)
+        piece_kind = PyUnicode_KIND(piece)
+        if piece_kind > kind:
+            kind = piece_kind
+    if total == 0:
+        return ""
+    if count == 1 and _collapsed(<str>at[0]):  # (a line break is not collapsed)
+        return <str>at[0]
+    buf = malloc(total * kind)
+    if buf is NULL:
+        raise MemoryError()
+    try:
+        if kind == PyUnicode_1BYTE_KIND:
+            n = _join_lines(<Py_UCS1*>buf, at, count)
+            if n and (<Py_UCS1*>buf)[n - 1] == 10:
+                n -= 1
+        elif kind == PyUnicode_2BYTE_KIND:
+            n = _join_lines(<Py_UCS2*>buf, at, count)
+            if n and (<Py_UCS2*>buf)[n - 1] == 10:
+                n -= 1
+        else:
+            n = _join_lines(<Py_UCS4*>buf, at, count)
+            if n and (<Py_UCS4*>buf)[n - 1] == 10:
+                n -= 1
+        return PyUnicode_FromKindAndData(kind, buf, n) if n else ""
     finally:
         free(buf)
 
