@@ -277,3 +277,20 @@ def test_the_lead_between_headline_and_body_is_the_articles():
     first = ". ".join(new.paragraphs[0].split(". ")[:2]) + "."
     result, _ = _extract_f1(record, article_page(new, top=top(first, photo)), new.gold)
     assert result.text.split("\n")[:2] == [new.title, new.paragraphs[0]]
+
+
+def test_the_headline_path_reads_curly_quotes_and_dashes_as_the_title_does():
+    from fce.blocks import blocks_of
+    from fce.learn import _heads, title_path
+
+    titles = ['It\'s the "harbour" plan... again', "Mayor's budget - the second vote", 'A "quiet" winter ahead']
+    pages = []
+    for k, title in enumerate(titles):
+        headline = (title.replace("'", "\u2019").replace(' "', " \u201c").replace('" ', "\u201d ")
+                    .replace("...", "\u2026").replace(" - ", " \u2013 "))
+        html = (f"<html><head><title>{title}</title></head><body><div class='nav'><a href='/'>Home</a></div>"
+                f"<div class='story'><h1>{headline}</h1><p>Paragraph {k} of the story, long enough to read.</p>"
+                f"</div></body></html>")
+        pages.append(parse_page(html.encode(), url=f"https://times.example/a/{k}"))
+    trees = [blocks_of(p) for p in pages]
+    assert title_path(trees, [_heads(p) for p in pages]) == "HTML.BODY.DIV[.story].H1"
