@@ -684,6 +684,9 @@ def _json_ld_documents(text: str, first: int) -> Iterator[Any]:
         open_end = text.find(">", hit, hit + MAX_TAG_CHARS)
         if open_end < 0 or tag_start < 0 or text[tag_start + 1:tag_start + 7].lower() != "script":
             continue
+        comment = text.rfind("<!--", 0, tag_start)
+        if comment >= 0 and text.find("-->", comment + 4, tag_start) < 0:
+            continue  # a script commented out: no browser runs it, and the parse never sees it
         close = text.find("</script", open_end, open_end + JSON_LD_MAX_CHARS)
         if close < 0:
             match = _SCRIPT_END.search(text, open_end, open_end + JSON_LD_MAX_CHARS)

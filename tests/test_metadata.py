@@ -170,6 +170,20 @@ def test_json_ld_in_a_comment_or_cdata_or_with_a_trailing_comma() -> None:
         assert extract_metadata(html).title == "Wrapped"
 
 
+def test_json_ld_commented_out_is_not_read_as_the_parse_does_not_see_it() -> None:
+    from fce.parse import LINKED_DATA_KEY, parse_page
+
+    script = '<script type="application/ld+json">{"@type": "Article", "headline": "%s"}</script>'
+    html = page("<title>Page title</title>", "<!-- old: " + script % "Commented" + " -->" + script % "Live")
+    assert extract_metadata(html).title == "Live"
+    scripts = parse_page(html.encode(), blocks="qualified").cache.get(LINKED_DATA_KEY)
+    if scripts is not None:  # (the parse's event walk, where compiled, keeps the scripts it saw: the live one)
+        assert scripts == ['{"@type": "Article", "headline": "Live"}']
+        assert extract_metadata(html, linked_data=scripts) == extract_metadata(html)
+    only = page("<title>Page title</title>", "<!-- " + script % "Commented" + " -->")
+    assert extract_metadata(only).title == "Page title"
+
+
 def test_json_ld_in_the_body_is_read() -> None:
     html = page("<title>Old - Site</title>", "<p>text</p>" * 50 + ld(ARTICLE_LD))
     assert extract_metadata(html).authors == ("Jane Doe", "John Roe")
