@@ -12,13 +12,20 @@ metadata and the renderers run as the Python modules they are (written in Cython
 compiled or not; tests compare).
 """
 
+import ast
 import sys
+from pathlib import Path
 
 from setuptools import Extension, setup
 
-#: fce._accel.PURE_PYTHON_MODULES (not imported from there: fce's dependencies are not installed at build time)
-_PURE_PYTHON_MODULES = ("fce.methods.mainblock", "fce.metadata", "fce.render.document", "fce.render.markdown",
-                        "fce.render.html")
+
+def _pure_python_modules() -> tuple[str, ...]:
+    """``fce._accel.PURE_PYTHON_MODULES``, read from its source (fce cannot be imported at build time)."""
+    source = (Path(__file__).parent / "fce" / "_accel.py").read_text(encoding="utf-8")
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "PURE_PYTHON_MODULES" for t in node.targets):
+            return tuple(ast.literal_eval(node.value))
+    raise RuntimeError("fce/_accel.py defines no PURE_PYTHON_MODULES")
 
 
 def _extensions() -> list[Extension]:
@@ -35,7 +42,7 @@ def _extensions() -> list[Extension]:
         Extension("fce._features", ["fce/_features.pyx"], optional=True,
                   extra_compile_args=[] if sys.platform == "win32" else ["-ffp-contract=off"]),
         # written in Cython's pure Python mode: compiled from their .py, which also run as they are (fce._accel)
-        *(Extension(name, [name.replace(".", "/") + ".py"], optional=True) for name in _PURE_PYTHON_MODULES),
+        *(Extension(name, [name.replace(".", "/") + ".py"], optional=True) for name in _pure_python_modules()),
     ]
     return cythonize(exts, language_level=3, quiet=True)
 

@@ -20,7 +20,7 @@ from typing import Any
 #: parts are installed (to compare them, or to rule them out when hunting a bug).
 NO_ACCEL_ENV = "FCE_NO_ACCEL"
 
-#: The modules written in Cython's pure Python mode (``setup.py`` lists the same: it cannot import fce). Compiled,
+#: The modules written in Cython's pure Python mode (``setup.py`` reads this tuple from the source). Compiled,
 #: ``mainblock`` scores pages about twice as fast; the metadata and the structured output run 15–25% faster.
 PURE_PYTHON_MODULES = ("fce.methods.mainblock", "fce.metadata", "fce.render.document", "fce.render.markdown",
                        "fce.render.html")
