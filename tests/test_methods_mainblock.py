@@ -442,6 +442,10 @@ def test_a_page_that_shows_nothing_without_scripts_is_read_from_its_noscript() -
     assert text.count("alpha") == 3 and info["noscript"] is True
     text, info = extract_page(f'<div class="story">{paras(3, "alpha")}</div><noscript>Enable scripts</noscript>')
     assert "noscript" not in info and "Enable" not in text
+    # a hidden block is weighed by the text it would show, not by its scripts' text
+    hidden = f'<div style="display:none"><script>var data = "{"x " * 3000}";</script><p>Loading</p></div>'
+    text, info = extract_page(body + hidden)
+    assert text.count("alpha") == 3 and info["noscript"] is True
 
 
 def test_the_page_kind_reaches_the_extraction() -> None:

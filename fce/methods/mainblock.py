@@ -1363,10 +1363,11 @@ def _noscript_tree(page: Page, shown: int) -> BlockTree | None:
     size = shown
     noscripts = [e for e in page.root.iter("noscript") if not any(a.tag in _NEVER_SHOWN for a in e.iterancestors())]
     for element in [*noscripts, *_hidden_wrappers(page.root)]:
-        length = sum(len(t.strip()) for t in element.itertext())
+        tree = segment_element(element, DEFAULT_PATH_STYLE)  # (its text as read: not its scripts' and styles')
+        length = sum(tree.columns.text_lengths)
         if length > size:
-            best, size = element, length
-    return None if best is None else segment_element(best, DEFAULT_PATH_STYLE)
+            best, size = tree, length
+    return best
 
 
 def _hidden_wrappers(root: Any) -> list[Any]:
