@@ -193,23 +193,24 @@ _V = r"""(?:"([^"]*+)"|'([^']*+)'|([^\s"'<>]++))"""  # an attribute value, in on
 _SKIP = r"(?:[^\s<>]*+\s++)*?"
 _KEY = r"(?:name|property|itemprop|http-equiv)"
 #: <meta> with its key and content, in either order: groups (key ×3, content ×3, content ×3, key ×3).
+#: (Each pattern that starts with a tag name spells it in letter classes, the rest case-insensitive: the pattern then
+#: starts with a literal "<", which the engine scans for, where IGNORECASE made it test every character; the head
+#: scan a fifth faster on the evaluation pages.)
 _META = re.compile(
-    rf"<meta\s++(?:{_SKIP}{_KEY}\s*=\s*{_V}\s++{_SKIP}content\s*=\s*{_V}"
-    rf"|{_SKIP}content\s*=\s*{_V}\s++{_SKIP}{_KEY}\s*=\s*{_V})",
-    re.IGNORECASE,
+    rf"<[mM][eE][tT][aA](?i:\s++(?:{_SKIP}{_KEY}\s*=\s*{_V}\s++{_SKIP}content\s*=\s*{_V}"
+    rf"|{_SKIP}content\s*=\s*{_V}\s++{_SKIP}{_KEY}\s*=\s*{_V}))"
 )
-_TITLE = re.compile(r"<title\b[^<>]*+>([^<]*+)</title", re.IGNORECASE)
-_HTML_TAG = re.compile(r"<html\b[^<>]*+>", re.IGNORECASE)
+_TITLE = re.compile(r"<[tT][iI][tT][lL][eE]\b(?i:[^<>]*+>([^<]*+)</title)")
+_HTML_TAG = re.compile(r"<[hH][tT][mM][lL]\b[^<>]*+>")
 _LANG = re.compile(rf"\s(?:xml:)?lang\s*=\s*{_Q}", re.IGNORECASE)
-# (letters as classes rather than IGNORECASE: the pattern then starts with a literal "<", which the engine scans
-# for; a third faster on the heads of the evaluation pages)
+# (letters as classes rather than IGNORECASE, as above: a third faster on the heads of the evaluation pages)
 #: (ASCII whitespace, as HTML's tokenizer ends a tag name: the same pattern finds the same end in the page's bytes)
 _HEAD_END = re.compile(r"<(?:/[hH][eE][aA][dD]\s*>|[bB][oO][dD][yY][\s>])", re.ASCII)
 _HEAD_END_BYTES = re.compile(_HEAD_END.pattern.encode())
 #: One whole tag: name and attribute text (possessive, so that a tag that never closes fails in linear time).
 _TAG_AT = re.compile(r"""<([a-zA-Z][\w:-]{0,40})((?:[^<>"']++|"[^"]*+"|'[^']*+')*+)>""")
 _ATTRIBUTE = re.compile(r"""([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
-_PARAGRAPH = re.compile(r"<p[\s>]", re.IGNORECASE)
+_PARAGRAPH = re.compile(r"<[pP][\s>]")
 _ANY_TAG = re.compile(r"<[^<>]*>")
 _BREAK = re.compile(r"<br\b[^<>]*>", re.IGNORECASE)
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
@@ -229,6 +230,18 @@ _NOT_BYLINE_TAGS = frozenset({"", "script", "style", "link", "body", "html", "ma
 _BYLINE_ATTRIBUTES = ("class", "id", "rel", "itemprop")
 #: Byline markup, after Readability.js (REGEXPS.byline): a class or id naming a byline or an author.
 _BYLINE_HINT = re.compile(r"byline|author|dateline|writtenby|p-author", re.IGNORECASE)
+
+#: What the body window is read with, for a text (``str``) and for the page's UTF-8 bytes (the same needles and
+#: patterns, encoded: every one is ASCII). Bytes are read where they are: a page is decoded only in the values taken
+#: from it (decoding the whole page was a sixth of the metadata's time).
+_SYNTAX: dict[type, dict[str, Any]] = {
+    str: {"tag_at": _TAG_AT, "paragraph": _PARAGRAPH, "attributes": _BYLINE_ATTRIBUTES,
+          **{needle: needle for needle in ("<", ">", "=", "<h1", "<h2", "<H1", "<H2", "datePublished", "<time",
+                                           "uthor", "yline", 'itemprop="name"', "</", "<p")}},
+}
+_SYNTAX[bytes] = {key: (re.compile(value.pattern.encode(), value.flags & re.IGNORECASE) if isinstance(value, re.Pattern)
+                        else tuple(v.encode() for v in value) if isinstance(value, tuple) else value.encode())
+                  for key, value in _SYNTAX[str].items()}
 
 # --- authors -----------------------------------------------------------------------------------------------------
 #: A name as most pages write it, which needs no cleaning: two to four capitalised words, not starting with "By".
@@ -362,13 +375,14 @@ def extract_metadata(html: str | bytes, *, url: str | None = None, read_body: bo
     bytes (:attr:`fce.parse.Page.markup`): with ``linked_data`` known, only its head is decoded then, and the
     rest only where the body window is read (decoding the whole page was a quarter of the metadata's time)."""
     data: bytes | None = None
+    data_head_end = 0
     if not isinstance(html, str):
         html = bytes(html) if isinstance(html, bytes | bytearray) else b""
         end = _HEAD_END_BYTES.search(html, 0, HEAD_MAX_CHARS) if linked_data is not None else None
         if end is None:
             html = html.decode("utf-8", "replace")
         else:  # (the head ends at an ASCII "<": its bytes decode to the text's first characters)
-            data, html = html, html[:end.start()].decode("utf-8", "replace")
+            data, data_head_end, html = html, end.start(), html[:end.start()].decode("utf-8", "replace")
     url = url if isinstance(url, str) else None
     head_end = _head_end(html) if data is None else len(html)
     fields, raw_title, lang = _scan_head(html, head_end)
@@ -380,7 +394,8 @@ def extract_metadata(html: str | bytes, *, url: str | None = None, read_body: bo
     if site_name and site_name[0] == "@":  # twitter:site is a handle
         site_name = site_name[1:] or None
     title = _title(entity, fields, raw_title, site_name, url or canonical)
-    body = _Body(html, head_end, title, read_body, data)
+    body = (_Body(html, head_end, title, read_body) if data is None
+            else _Body(data, data_head_end, title, read_body))
 
     authors = entity.get("authors") or ()
     if not authors:
@@ -845,21 +860,17 @@ class _Body:
     is at most BODY_SCAN_CHARS and a BODY_SHARE-th of the page long, so that reading it costs a fixed share of
     what parsing the page does."""
 
-    __slots__ = ("_text", "_head_end", "_title", "_window", "_data")
+    __slots__ = ("_text", "_head_end", "_title", "_window", "_syntax")
 
-    def __init__(self, text: str, head_end: int, title: str | None, read: bool = True,
-                 data: bytes | None = None) -> None:
-        self._text = text  # (the head's alone where ``data``, the page's bytes, is given: decoded when read)
+    def __init__(self, text: str | bytes, head_end: int, title: str | None, read: bool = True) -> None:
+        self._text: Any = text  # the page's text, or its UTF-8 bytes: then every position and size is in bytes
         self._head_end = head_end
         self._title = title
         self._window: tuple[int, int] | None = None if read else (0, 0)  # an empty window: nothing is read
-        self._data = data
+        self._syntax = _SYNTAX[type(text)]
 
     def window(self) -> tuple[int, int]:
-        """The window's start and end in :attr:`_text`, the page's whole text from the first call on."""
         if self._window is None:
-            if self._data is not None:
-                self._text, self._data = self._data.decode("utf-8", "replace"), None
             text, start = self._text, self._head_end
             size = min(BODY_SCAN_CHARS, max(MIN_BODY_SCAN_CHARS, len(text) // BODY_SHARE))
             anchor = self._anchor(start, start + min(ANCHOR_SEARCH_CHARS, len(text) // 2))
@@ -872,35 +883,38 @@ class _Body:
         """Where the headline is: of the first MAX_ANCHOR_HITS places the title's words are found, the first in a
         heading (an ``<h1>`` or ``<h2>`` tag just before it), else the first; without the title, the first
         ``<h1``; -1 when neither is found."""
-        text = self._text
+        text, syntax = self._text, self._syntax
         needle = _ANCHOR.search(self._title) if self._title else None
         first = -1
         if needle:
-            for hit in _find_all(text, needle.group(0).rstrip(), start, stop, MAX_ANCHOR_HITS):
+            words = needle.group(0).rstrip()
+            for hit in _find_all(text, words if isinstance(text, str) else words.encode(), start, stop,
+                                 MAX_ANCHOR_HITS):
                 first = hit if first < 0 else first
                 before = text[max(start, hit - HEADING_CONTEXT_CHARS):hit]
-                if "<h1" in before or "<h2" in before or "<H1" in before or "<H2" in before:
+                if (syntax["<h1"] in before or syntax["<h2"] in before or syntax["<H1"] in before
+                        or syntax["<H2"] in before):
                     return hit
             if first >= 0:
                 return first
-        return text.find("<h1", start, stop)
+        return text.find(syntax["<h1"], start, stop)  # type: ignore[no-any-return]
 
     def dates(self) -> list[str]:
         """Candidate publication dates, best first: ``itemprop="datePublished"`` (then the ``<time>`` elements are
         not looked for), a ``<time>`` marked as the publication date (``pubdate``, an attribute naming it), the
         other ``<time>`` elements in order."""
         start, stop = self.window()
-        text = self._text
+        text, syntax = self._text, self._syntax
         marked: list[str] = []
-        for pos in _find_all(text, "datePublished", start, stop):
-            tag_start = text.rfind("<", max(start, pos - MAX_TAG_CHARS), pos)
+        for pos in _find_all(text, syntax["datePublished"], start, stop):
+            tag_start = text.rfind(syntax["<"], max(start, pos - MAX_TAG_CHARS), pos)
             name, attrs, end = _tag_at(text, tag_start) if tag_start >= 0 else ("", {}, 0)
             if attrs.get("itemprop") == "datePublished":
                 marked.append(attrs.get("content") or attrs.get("datetime") or _element_text(text, name, end) or "")
         if marked:
             return marked
         plain: list[str] = []
-        for pos in _find_all(text, "<time", start, stop):
+        for pos in _find_all(text, syntax["<time"], start, stop):
             name, attrs, end = _tag_at(text, pos)
             if name == "time":
                 hints = " ".join((attrs.get("itemprop", ""), attrs.get("class", ""), *attrs)).lower()
@@ -914,19 +928,19 @@ class _Body:
         else ``rel=author``, else a class or id matching Readability.js's byline pattern; the first of each kind
         whose text is a plausible byline (1–99 characters, a name in it)."""
         start, stop = self.window()
-        text = self._text
+        text, syntax = self._text, self._syntax
+        lt, gt, eq, attributes = syntax["<"], syntax[">"], syntax["="], syntax["attributes"]
         found: dict[int, str] = {}  # rank → text
         seen: set[int] = set()
         # "uthor" finds author and Author, "yline" byline and Byline: two searches rather than four, the second
         # only when the first found no byline
-        for needle in ("uthor", "yline"):
+        for needle in (syntax["uthor"], syntax["yline"]):
             for hit in _find_all(text, needle, start, stop):
-                tag_start = text.rfind("<", max(start, hit - MAX_TAG_CHARS), hit)
-                if tag_start < 0 or tag_start in seen or text.find(">", tag_start, hit) >= 0:
+                tag_start = text.rfind(lt, max(start, hit - MAX_TAG_CHARS), hit)
+                if tag_start < 0 or tag_start in seen or text.find(gt, tag_start, hit) >= 0:
                     continue  # not inside a tag, or a tag already read
-                equals = text.rfind("=", tag_start, hit)
-                if equals < 0 or not text[max(tag_start, equals - 10):equals].rstrip().lower().endswith(
-                        _BYLINE_ATTRIBUTES):
+                equals = text.rfind(eq, tag_start, hit)
+                if equals < 0 or not text[max(tag_start, equals - 10):equals].rstrip().lower().endswith(attributes):
                     continue  # in another attribute's value (an href="/author/…"): the tag need not be read
                 seen.add(tag_start)
                 name, attrs, end = _tag_at(text, tag_start)
@@ -952,9 +966,9 @@ class _Body:
 
     def _item_name(self, start: int) -> str | None:
         """The text of the ``itemprop="name"`` element inside the element whose content starts at ``start``."""
-        text = self._text
-        at = text.find('itemprop="name"', start, start + MAX_ELEMENT_CHARS)
-        tag_start = text.rfind("<", start, at) if at >= 0 else -1
+        text, syntax = self._text, self._syntax
+        at = text.find(syntax['itemprop="name"'], start, start + MAX_ELEMENT_CHARS)
+        tag_start = text.rfind(syntax["<"], start, at) if at >= 0 else -1
         if tag_start < 0:
             return None
         name, attrs, end = _tag_at(text, tag_start)
@@ -964,18 +978,19 @@ class _Body:
         """The first paragraph of at least MIN_EXCERPT_CHARS characters among the first MAX_PARAGRAPHS of the
         window, read as a browser shows it (inline tags joined, ``<br>`` a space)."""
         start, stop = self.window()
-        text = self._text
+        text, syntax = self._text, self._syntax
+        paragraph_tag, end_tag, p_tag = syntax["paragraph"], syntax["</"], syntax["<p"]
         for _ in range(MAX_PARAGRAPHS):
-            match = _PARAGRAPH.search(text, start, stop)
+            match = paragraph_tag.search(text, start, stop)
             if match is None:
                 return None
             start = match.end()
-            end = text.find("</", start, start + MAX_ELEMENT_CHARS)  # a paragraph ends at its first end tag …
-            following = text.find("<p", start, end) if end >= 0 else -1  # … or where the next one starts
+            end = text.find(end_tag, start, start + MAX_ELEMENT_CHARS)  # a paragraph ends at its first end tag …
+            following = text.find(p_tag, start, end) if end >= 0 else -1  # … or where the next one starts
             end = following if following >= 0 else end
             if end < 0:
                 continue
-            inner = text[start:end]
+            inner = _decoded(text[start:end])
             if "<" in inner:
                 inner = _ANY_TAG.sub("", _BREAK.sub(" ", _COMMENT.sub("", inner)))
             paragraph = _text(inner)
@@ -984,7 +999,12 @@ class _Body:
         return None
 
 
-def _find_all(text: str, needle: str, start: int, stop: int, limit: int = MAX_HITS) -> Iterator[int]:
+def _decoded(text: str | bytes) -> str:
+    """A piece of the page as text (the page's bytes are UTF-8)."""
+    return text if isinstance(text, str) else text.decode("utf-8", "replace")
+
+
+def _find_all(text: Any, needle: Any, start: int, stop: int, limit: int = MAX_HITS) -> Iterator[int]:
     """Where ``needle`` occurs in ``text[start:stop]`` (the first ``limit``)."""
     pos = text.find(needle, start, stop)
     for _ in range(limit):
@@ -994,32 +1014,35 @@ def _find_all(text: str, needle: str, start: int, stop: int, limit: int = MAX_HI
         pos = text.find(needle, pos + len(needle), stop)
 
 
-def _tag_at(text: str, pos: int) -> tuple[str, dict[str, str], int]:
+def _tag_at(text: str | bytes, pos: int) -> tuple[str, dict[str, str], int]:
     """The tag starting at ``pos``: lowercased name, attributes (lowercased names, decoded values) and the
     position after its ``>``; ``("", {}, pos)`` when no whole tag starts there."""
-    match = _TAG_AT.match(text, pos, min(len(text), pos + MAX_TAG_CHARS))
+    match = _SYNTAX[type(text)]["tag_at"].match(text, pos, min(len(text), pos + MAX_TAG_CHARS))
     if match is None:
         return "", {}, pos
     attrs: dict[str, str] = {}
-    for name, double, single, bare in _ATTRIBUTE.findall(match.group(2)):
+    for name, double, single, bare in _ATTRIBUTE.findall(_decoded(match.group(2))):
         value = double or single or bare
         attrs.setdefault(name.lower(), html_lib.unescape(value) if "&" in value else value)
-    return match.group(1).lower(), attrs, match.end()
+    return _decoded(match.group(1)).lower(), attrs, match.end()
 
 
-def _element_text(text: str, name: str, start: int) -> str | None:
+def _element_text(text: str | bytes, name: str, start: int) -> str | None:
     """The text of the element ``name`` whose content starts at ``start``, to its end tag (nested elements of the
     same name counted) within MAX_ELEMENT_CHARS; comments dropped, tags read as spaces (between the parts of a
     byline: "By <a>Jane</a><span>May 2</span>")."""
     if not name.isalnum():
         return None
     inner = text[start:start + MAX_ELEMENT_CHARS]
+    pattern = rf"<(/?){name}[\s/>]"  # (compiled once, by re)
+    matches: Iterator[re.Match[Any]] = (re.finditer(pattern, inner, re.IGNORECASE) if isinstance(inner, str)
+                                        else re.finditer(pattern.encode(), inner, re.IGNORECASE))
     depth = 1
-    for match in re.finditer(rf"<(/?){name}[\s/>]", inner, re.IGNORECASE):  # the pattern is compiled once, by re
+    for match in matches:
         depth += -1 if match.group(1) else 1
         if depth == 0:
-            inner = inner[:match.start()]
-            return _text(_COMMENT.sub("", inner) if "<!--" in inner else inner)
+            piece = _decoded(inner[:match.start()])
+            return _text(_COMMENT.sub("", piece) if "<!--" in piece else piece)
     return None
 
 
