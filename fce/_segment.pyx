@@ -1363,11 +1363,12 @@ cdef Py_ssize_t _collapsed_len(str text) noexcept:
     return n
 
 
-cdef Py_ssize_t _collapse(_char* buf, PyObject** parts, Py_ssize_t count) noexcept:
+cdef Py_ssize_t _collapse(_char* buf, PyObject** parts, Py_ssize_t count, bint lines) noexcept:
     """Write the text pieces among the ``count`` objects at ``parts`` to ``buf`` with whitespace runs collapsed to
-    one space and none at either end; a space is written only when a non-space follows it. Returns the length
-    written."""
-    cdef Py_ssize_t n = 0, i, k, length
+    one space and none at either end; a space is written only when a non-space follows it. With ``lines``, a line
+    break ends a line (each line collapsed so, an empty one left out; a line break last where the last line was not
+    empty), else it is whitespace as any other. Returns the length written."""
+    cdef Py_ssize_t n = 0, line_start = 0, i, k, length
     cdef bint pending = False, space
     cdef int kind
     cdef void* data
@@ -1379,7 +1380,7 @@ cdef Py_ssize_t _collapse(_char* buf, PyObject** parts, Py_ssize_t count) noexce
         if type(piece) is not str:
             continue
         if _ready_spaces(piece):
-            pending = n > 0
+            pending = n > line_start
             continue
         kind = PyUnicode_KIND(piece)
         data = PyUnicode_DATA(piece)
@@ -1392,8 +1393,14 @@ cdef Py_ssize_t _collapse(_char* buf, PyObject** parts, Py_ssize_t count) noexce
             else:
                 ch = PyUnicode_READ(kind, data, i)
                 space = Py_UNICODE_ISSPACE(ch)
-            if space:
-                pending = n > 0
+            if lines and ch == 10:  # "\n": the line ends; an empty one leaves nothing
+                pending = False
+                if n > line_start:
+                    buf[n] = 10
+                    n += 1
+                    line_start = n
+            elif space:
+                pending = n > line_start
             else:
                 if pending:
                     buf[n] = 32
@@ -1463,11 +1470,11 @@ cdef str _own_text(PyObject** parts, Py_ssize_t count, _Scratch* scratch):
         scratch.buf = grown
         scratch.cap = max(size, 2 * scratch.cap)
     if kind == PyUnicode_1BYTE_KIND:
-        n = _collapse(<Py_UCS1*>scratch.buf, parts, count)
+        n = _collapse(<Py_UCS1*>scratch.buf, parts, count, False)
     elif kind == PyUnicode_2BYTE_KIND:
-        n = _collapse(<Py_UCS2*>scratch.buf, parts, count)
+        n = _collapse(<Py_UCS2*>scratch.buf, parts, count, False)
     else:
-        n = _collapse(<Py_UCS4*>scratch.buf, parts, count)
+        n = _collapse(<Py_UCS4*>scratch.buf, parts, count, False)
     return PyUnicode_FromKindAndData(kind, scratch.buf, n) if n else ""
 
 
@@ -1726,52 +1733,6 @@ cdef object _attr_value(xmlNode* node, const char* name, _ElementOf owner):
 
 # -- rendering (fce.blocks.BlockTree.pieces and fce.blocks.join_pieces) ---------------------------------------------
 
-cdef Py_ssize_t _join_lines(_char* buf, PyObject** items, Py_ssize_t count) noexcept:
-    """Write the ``count`` text pieces at ``items`` to ``buf`` as :func:`join_pieces` joins them: line by line, each
-    line's whitespace runs collapsed to one space and none at either end (a space is written only when a non-space
-    follows it), empty lines left out. Returns the length written (a line break last where the last line was
-    not empty)."""
-    cdef Py_ssize_t n = 0, line_start = 0, i, k, length
-    cdef bint pending = False, space
-    cdef int kind
-    cdef void* data
-    cdef Py_UCS1* latin1
-    cdef Py_UCS4 ch
-    cdef object piece
-    for k in range(count):
-        piece = <object>items[k]
-        if _ready_spaces(piece):
-            pending = n > line_start
-            continue
-        kind = PyUnicode_KIND(piece)
-        data = PyUnicode_DATA(piece)
-        latin1 = <Py_UCS1*>data
-        length = PyUnicode_GET_LENGTH(piece)
-        for i in range(length):
-            if kind == PyUnicode_1BYTE_KIND:  # (the compiler takes this test out of the loop)
-                ch = latin1[i]
-                space = _latin1_space[ch]
-            else:
-                ch = PyUnicode_READ(kind, data, i)
-                space = Py_UNICODE_ISSPACE(ch)
-            if ch == 10:  # "\n": the line ends; an empty one leaves nothing
-                pending = False
-                if n > line_start:
-                    buf[n] = 10
-                    n += 1
-                    line_start = n
-            elif space:
-                pending = n > line_start
-            else:
-                if pending:
-                    buf[n] = 32
-                    n += 1
-                    pending = False
-                buf[n] = <_char>ch
-                n += 1
-    return n
-
-
 def join_pieces(pieces):
     """``fce.blocks.join_pieces``: the pieces joined, whitespace runs inside each line collapsed to one space
     (``str.split()``'s whitespace, ``Py_UNICODE_ISSPACE``), lines stripped, empty lines dropped. Written in the
@@ -1800,15 +1761,15 @@ def join_pieces(pieces):
         raise MemoryError()
     try:
         if kind == PyUnicode_1BYTE_KIND:
-            n = _join_lines(<Py_UCS1*>buf, at, count)
+            n = _collapse(<Py_UCS1*>buf, at, count, True)
             if n and (<Py_UCS1*>buf)[n - 1] == 10:
                 n -= 1
         elif kind == PyUnicode_2BYTE_KIND:
-            n = _join_lines(<Py_UCS2*>buf, at, count)
+            n = _collapse(<Py_UCS2*>buf, at, count, True)
             if n and (<Py_UCS2*>buf)[n - 1] == 10:
                 n -= 1
         else:
-            n = _join_lines(<Py_UCS4*>buf, at, count)
+            n = _collapse(<Py_UCS4*>buf, at, count, True)
             if n and (<Py_UCS4*>buf)[n - 1] == 10:
                 n -= 1
         return PyUnicode_FromKindAndData(kind, buf, n) if n else ""
