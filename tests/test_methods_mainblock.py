@@ -442,6 +442,10 @@ def test_a_page_that_shows_nothing_without_scripts_is_read_from_its_noscript() -
     assert text.count("alpha") == 3 and info["noscript"] is True
     text, info = extract_page(f'<div class="story">{paras(3, "alpha")}</div><noscript>Enable scripts</noscript>')
     assert "noscript" not in info and "Enable" not in text
+    # a <noscript> of text alone, no element in it, is that text
+    words = "Read this article with scripts off: its whole text is here. " * 6
+    text, info = extract_page(f'<div id="app"></div><noscript>{words}</noscript>')
+    assert text == words.strip() and info["noscript"] is True
     # a hidden block is weighed by the text it would show, not by its scripts' text
     hidden = f'<div style="display:none"><script>var data = "{"x " * 3000}";</script><p>Loading</p></div>'
     text, info = extract_page(body + hidden)

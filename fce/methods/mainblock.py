@@ -923,8 +923,10 @@ def select_page(tree: BlockTree, *, comments: bool = False) -> tuple[list[Extrac
     :data:`COMMENT_NAME_PARTS`) are left out, as most golds leave them out (README, "Choosing the fallback"); but
     on a page whose comments are most of its text (a forum thread) they are the content. With ``comments``, those
     left out are given as text in ``info["comments"]`` (step 14)."""
-    if len(tree) < 2:
-        return [], {"page_type": "page", "page_type_reason": REASONS[0], "covered": []}
+    if len(tree) < 2:  # (a tree of one block: a <noscript> or hidden block of text alone, read as the page)
+        text = tree.render(0) if len(tree) else ""
+        found = [ExtractedBlock(tree.columns.paths[0], text, 0)] if text else []
+        return found, {"page_type": "page", "page_type_reason": REASONS[0], "covered": [0] if text else []}
     sums = subtree_sums(tree, _INLINE)
     mine: list[int] = []
     out = _article(tree, None, mine, sums)
