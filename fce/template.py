@@ -24,12 +24,13 @@ is every path seen that is not in P, and it has no unchosen paths and no headlin
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any, TypeVar
 
+from fce.blocks import unqualified_root
 from fce.errors import TemplateError
 
 R = TypeVar("R", "Template", "SiteTemplates")
@@ -200,25 +201,39 @@ class Template:
                 raise ValueError(f"layout schema {data['schema']!r}")
             noise = data.get("noise_paths")
             title = data.get("title_path")
+            learned = LearnParams.from_dict(params)
+            # paths stored with the document's root or body qualified (before UNQUALIFIED_TAGS) are read as
+            # today's segmentation spells them; the pages of different bodies are different pages, so the page
+            # counts of paths that become one add up
+            path = unqualified_root if learned.path_style == "qualified" else str
             template = cls(
                 site=str(data["site"]),
-                content_paths={str(k): int(v) for k, v in data["content_paths"].items()},
-                noise_blocks=tuple(
-                    NoiseBlock(path=str(b["path"]), text=str(b["text"]), counts=tuple(int(c) for c in b["counts"]))
+                content_paths=_counts((path(str(k)), int(v)) for k, v in data["content_paths"].items()),
+                noise_blocks=tuple(dict.fromkeys(
+                    NoiseBlock(path=path(str(b["path"])), text=str(b["text"]),
+                               counts=tuple(int(c) for c in b["counts"]))
                     for b in data["noise_blocks"]
-                ),
-                known_paths={str(k): int(v) for k, v in data["known_paths"].items()},
+                )),
+                known_paths=_counts((path(str(k)), int(v)) for k, v in data["known_paths"].items()),
                 n_pages=int(data["n_pages"]),
-                params=LearnParams.from_dict(params),
+                params=learned,
                 learned_at=str(data["learned_at"]),
                 schema=int(data["schema"]),
                 fce_version=str(data.get("fce_version", "")),
                 extra=dict(data.get("extra") or {}),
-                noise_paths=None if noise is None else frozenset(map(str, noise)),
-                unchosen_paths=frozenset(map(str, data.get("unchosen_paths") or ())),
-                title_path=None if title is None else str(title),
+                noise_paths=None if noise is None else frozenset(path(str(p)) for p in noise),
+                unchosen_paths=frozenset(path(str(p)) for p in data.get("unchosen_paths") or ()),
+                title_path=None if title is None else path(str(title)),
             )
         return _of_site(template, site, name)
+
+
+def _counts(items: Iterable[tuple[str, int]]) -> dict[str, int]:
+    """Page counts by path, those of a path given twice added."""
+    out: dict[str, int] = {}
+    for path, count in items:
+        out[path] = out.get(path, 0) + count
+    return out
 
 
 @contextmanager

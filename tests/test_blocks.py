@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fce.blocks import BLOCK_TAGS, COUNT_FIELDS, PAPER_BLOCK_TAGS, blocks_of, segment
+from fce.blocks import BLOCK_TAGS, COUNT_FIELDS, PAPER_BLOCK_TAGS, blocks_of, segment, unqualified_root
 from fce.features import COUNT_FEATURES
 from fce.parse import parse_page
 
@@ -75,6 +75,17 @@ def test_qualified_paths_strip_digits_and_states():
     assert [b.path for b in t if b.tag == "p"] == ["HTML.BODY.DIV[#post .story].P"]
 
 
+def test_the_root_and_body_are_never_qualified():
+    # their names say which section or kind of page it is (WordPress's body_class), not where a block sits
+    page = (b'<html class="js"><body id="page_biznes" class="single category-x">'
+            b'<div class="a"><p>x</p></div></body></html>')
+    for blocks in (None, "qualified"):  # (the tree walk, and the walk over the parser's events)
+        paths = blocks_of(parse_page(page, blocks=blocks)).columns.paths
+        assert paths == ["HTML", "HTML.BODY", "HTML.BODY.DIV[.a]", "HTML.BODY.DIV[.a].P"]
+    assert unqualified_root("HTML.BODY[#page_biznes .single].DIV[.a].P") == "HTML.BODY.DIV[.a].P"
+    assert unqualified_root("HTML.BODY.DIV[.a]") == "HTML.BODY.DIV[.a]"
+
+
 def test_blocks_of_caches_per_style():
     page = parse_page(b"<body><div class=a><p>x</p></div></body>")
     assert blocks_of(page, "paper") is blocks_of(page, "paper")
@@ -137,7 +148,8 @@ def _reference_segment(root, path_style):
                 continue
             if tag in BLOCK_TAGS:
                 idx = len(paths)
-                step = tag.upper() + (_qualifier(el.get("id"), el.get("class")) if path_style == "qualified" else "")
+                qualified = path_style == "qualified" and tag not in ("html", "body")
+                step = tag.upper() + (_qualifier(el.get("id"), el.get("class")) if qualified else "")
                 paths.append(f"{paths[current]}.{step}")
                 tags.append(tag)
                 parents.append(current)

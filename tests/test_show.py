@@ -169,7 +169,7 @@ def test_overlay_marks_blocks_and_has_the_panel(template, new_page):
     doc = etree.HTML(render_html(new_page, overlay))
     h1 = doc.xpath("//h1")[0]
     assert "fce-content" in h1.get("class").split() and h1.get("data-fce-fate") == "content"
-    assert h1.get("title").startswith("HTML.BODY[.article-page]") and h1.get("data-fce-path").endswith("H1[.headline]")
+    assert h1.get("title").startswith("HTML.BODY.DIV[.page-wrap]") and h1.get("data-fce-path").endswith("H1[.headline]")
     assert doc.xpath("//*[@id='fce-method']")[0].text == "template"
     assert doc.xpath("//*[@id='fce-fit']")[0].text == "1.000"
     assert doc.xpath("//*[@id='fce-text']")[0].text == overlay.extraction.text

@@ -101,3 +101,23 @@ def test_site_record_of_another_site_and_template_reader(record):
         Template.from_json(record.to_json(), site="tpl.test")  # a one-template reader is told what to use
     with pytest.raises(ValueError, match="at least one layout"):
         SiteTemplates(site="x", layouts=(), n_pages=0, learned_at="")
+
+
+def test_paths_stored_with_the_body_qualified_are_read_unqualified(template):
+    data = json.loads(template.to_json())
+    assert data["params"]["path_style"] == "qualified"
+
+    def qualify(path: str, body: str) -> str:
+        return path.replace("HTML.BODY", f"HTML.BODY[{body}]", 1)
+
+    # a template learned when the body's names were in the paths: two sections' bodies, pages counted apart
+    old = dict(data)
+    old["content_paths"] = {**{qualify(p, ".news"): n for p, n in data["content_paths"].items()},
+                            **{qualify(p, ".sport"): 1 for p in data["content_paths"]}}
+    old["known_paths"] = {qualify(p, ".news"): n for p, n in data["known_paths"].items()}
+    old["noise_blocks"] = [{**b, "path": qualify(b["path"], ".news")} for b in data["noise_blocks"]]
+    old["noise_paths"] = [qualify(p, ".news") for p in data["noise_paths"]]
+    read = Template.from_json(json.dumps(old), site="tpl.test")
+    assert read.content_paths == {p: n + 1 for p, n in template.content_paths.items()}  # the pages add up
+    assert read.known_paths == template.known_paths and read.noise_blocks == template.noise_blocks
+    assert read.boilerplate_paths == template.boilerplate_paths

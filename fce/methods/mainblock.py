@@ -295,6 +295,10 @@ CODE_BLOCKS_MIN = 2
 #: block hidden by its attributes, when that holds more (:func:`_hidden_wrappers`: geeksforgeeks.org hides its whole
 #: page until its scripts run). Measured: wcxb-dev documentation +0.019 (one page), the other sets ±0.
 NOSCRIPT_MAX_CHARS = 200
+#: A page read from a ``<noscript>`` or hidden block of text alone, with no element in it, is that text where it
+#: has at least this many characters (a paragraph, as :data:`SIBLING_MIN_CHARS`): a shorter one is a notice such
+#: as "enable JavaScript", not the page.
+ONE_BLOCK_MIN_CHARS = SIBLING_MIN_CHARS
 #: Step 14: parts of the id/class names of reader comments (fce's furniture names: :data:`fce.names.NOISE_NAME_PARTS`).
 COMMENT_NAME_PARTS = ("comment", "disqus")
 #: Parts of the id/class names of customer reviews (``product-reviews``, ``pipf-seo-reviews``): a product page's
@@ -925,8 +929,9 @@ def select_page(tree: BlockTree, *, comments: bool = False) -> tuple[list[Extrac
     left out are given as text in ``info["comments"]`` (step 14)."""
     if len(tree) < 2:  # (a tree of one block: a <noscript> or hidden block of text alone, read as the page)
         text = tree.render(0) if len(tree) else ""
-        found = [ExtractedBlock(tree.columns.paths[0], text, 0)] if text else []
-        return found, {"page_type": "page", "page_type_reason": REASONS[0], "covered": [0] if text else []}
+        text = text if len(text) >= ONE_BLOCK_MIN_CHARS else ""
+        whole = [ExtractedBlock(tree.columns.paths[0], text, 0)] if text else []
+        return whole, {"page_type": "page", "page_type_reason": REASONS[0], "covered": [0] if text else []}
     sums = subtree_sums(tree, _INLINE)
     mine: list[int] = []
     out = _article(tree, None, mine, sums)
