@@ -198,8 +198,10 @@ STEP_CACHE_SIZE = 50_000
 #: ``body_class``: its author, categories, blog and slug; ``#page_biznes``), not a region of the page, and every
 #: path of the page inherits them, so that a template learned on one section did not fit the site's others.
 #: Measured, k-fold site-macro word F1 with templates: daniel-small +0.0022 (pages on low fit 64 → 35), msv-big9
-#: +0.0002 (106 → 82), dragnet-small −0.0001 (26 → 5; wired.com), cleanportaleval ±0. A template stored with
-#: such paths is read with them unqualified (:func:`unqualified_root`).
+#: +0.0002 (106 → 82), dragnet-small −0.0001 (26 → 5; wired.com), cleanportaleval ±0; with one template per
+#: site (the paper's learner, whose one template the body's names had kept off cnn.com's other layouts), msv-big9
+#: −0.0025, daniel-small +0.0021. A template stored with such paths is read with them unqualified
+#: (:func:`unqualified_root`).
 UNQUALIFIED_TAGS = frozenset({"html", "body"})
 _QUALIFIED_ROOT = re.compile(r"^HTML(?:\[[^\]]*\])?(?:\.BODY\[[^\]]*\])?")
 
