@@ -31,4 +31,4 @@ def declare(*_args: object, **_kwargs: object) -> None:
 
 
 #: Types named in declarations (placeholders: only the compiler reads them).
-Py_ssize_t = bint = object
+Py_ssize_t = Py_UCS4 = bint = object

@@ -109,6 +109,7 @@ cdef dict _upper = None
 cdef dict _steps = None
 cdef object _make_step = None
 cdef object _block_type = None  # fce.blocks.Block
+cdef object _mark_type = None  # fce.blocks.Mark
 cdef object _is_hidden = None  # fce.blocks.is_hidden
 cdef object _never_hidden = frozenset()  # tags never tested (html, body)
 cdef bint _hidden_in_c = False  # whether the walk tests visibility itself (_hidden)
@@ -140,17 +141,18 @@ cdef NameSlot _slots[NAME_SLOTS]
 
 
 def configure(block_tags, skipped_tags, form_field_tags, media_tags, dict upper, dict steps, make_step, block_type,
-              is_hidden, never_hidden, Py_ssize_t path_cache_size, hidden_style, str aria_exception, mark_tags,
-              tuple mark_kinds, str preformatted_tag):
+              mark_type, is_hidden, never_hidden, Py_ssize_t path_cache_size, hidden_style, str aria_exception,
+              mark_tags, tuple mark_kinds, str preformatted_tag):
     """Give the walk fce.blocks' tag sets, its table of upper-case path steps, its shared qualified-step cache, the
-    function that fills it, the Block type, the visibility test, the tags it never applies to, the bound of the
-    path cache (``fce.blocks.PATH_CACHE_SIZE``; the cache is emptied), the visibility test's style pattern and
-    ARIA exception (``HIDDEN_STYLE``, ``ARIA_HIDDEN_EXCEPTION``): the walk tests visibility itself when the pattern
-    is the one it implements (:data:`C_HIDDEN_STYLE`), and asks ``is_hidden`` otherwise; and the inline elements
-    that make marks, tag -> kind (``MARK_TAGS``; ``a`` makes a ``link`` mark when it has an ``href``), with the
-    kinds (``MARK_KINDS``), and the block inside which the source of text pieces is kept (``PREFORMATTED_TAG``)."""
+    function that fills it, the Block and Mark types, the visibility test, the tags it never applies to, the bound
+    of the path cache (``fce.blocks.PATH_CACHE_SIZE``; the cache is emptied), the visibility test's style pattern
+    and ARIA exception (``HIDDEN_STYLE``, ``ARIA_HIDDEN_EXCEPTION``): the walk tests visibility itself when the
+    pattern is the one it implements (:data:`C_HIDDEN_STYLE`), and asks ``is_hidden`` otherwise; and the inline
+    elements that make marks, tag -> kind (``MARK_TAGS``; ``a`` makes a ``link`` mark when it has an ``href``), with
+    the kinds (``MARK_KINDS``), and the block inside which the source of text pieces is kept
+    (``PREFORMATTED_TAG``)."""
     global _block_tags, _skipped, _form_tags, _media_tags, _upper, _steps, _make_step, _kinds, _block_type
-    global _is_hidden, _never_hidden, _paths_limit, _hidden_in_c, _aria_exception, _ns_kinds
+    global _is_hidden, _never_hidden, _paths_limit, _hidden_in_c, _aria_exception, _ns_kinds, _mark_type
     global _mark_codes, _mark_kinds, _link_code, _PRE
     if len(mark_kinds) > MAX_MARK_KINDS or "link" not in mark_kinds or mark_tags.get("a") != "link":
         raise ValueError(f"at most {MAX_MARK_KINDS} mark kinds, one of them 'link', the kind of 'a'")
@@ -171,6 +173,9 @@ def configure(block_tags, skipped_tags, form_field_tags, media_tags, dict upper,
     if not (isinstance(block_type, type) and issubclass(block_type, tuple) and len(block_type._fields) == 14):
         raise TypeError("block_type must be fce.blocks.Block, a named tuple of 14 fields")
     _block_type = block_type
+    if not (isinstance(mark_type, type) and issubclass(mark_type, tuple) and len(mark_type._fields) == 5):
+        raise TypeError("mark_type must be fce.blocks.Mark, a named tuple of 5 fields")
+    _mark_type = mark_type
     _block_tags, _skipped, _form_tags, _media_tags = block_tags, skipped_tags, form_field_tags, media_tags
     if block_tags & skipped_tags:
         raise ValueError("a tag cannot both delimit blocks and be skipped")
@@ -677,8 +682,11 @@ cdef struct BlockInfo:
     Py_ssize_t part_start  # the parts of the block and of its sub-blocks, at any depth, are the builder's parts
     Py_ssize_t part_end    # [part_start, part_end): the walk appends them while the block is open
     Py_ssize_t end       # one past the block's last descendant (0 while the block is open)
+    Py_ssize_t mark_start  # the marks of the block and of its sub-blocks are the builder's marks
+    Py_ssize_t mark_end    # [mark_start, mark_end): the walk appends them while the block is open
     long counts[6]  # links, images, scripts, forms, iframes, link_chars (fce.blocks.Block's count fields)
     bint pre        # the block is a <pre> or inside one: its text pieces' source is kept where it has line breaks
+    bint breaks     # a line break (<br>: a "\n" text piece) among its parts
 
 
 cdef enum:
@@ -791,6 +799,7 @@ cdef class _Builder:
             self.items[parent].n_children += 1
             self._part(parent).child = idx
         info.part_start = self.n_parts  # (_part grows the parts array only: ``info`` still points into items)
+        info.mark_start = self.n_marks
         self.paths.append(path)
         self.tags.append(tag)
         return idx
@@ -798,6 +807,7 @@ cdef class _Builder:
     cdef inline void close(self, Py_ssize_t idx) noexcept:
         """The end of block ``idx``: its sub-blocks and parts are all in."""
         self.items[idx].part_end = self.n_parts
+        self.items[idx].mark_end = self.n_marks
         self.items[idx].end = self.size
 
     cdef inline int mark(self, Py_ssize_t block, int kind, bint opens, const char* href) except -1:
@@ -842,23 +852,37 @@ cdef class _Builder:
             self.raw.append((block, self.items[block].n_parts - 1, source))
         return 0
 
-    def marks(self, Py_ssize_t index, only):
+    def marks(self, Py_ssize_t index, only, bint links=True):
         """``fce.blocks.BlockTree.marks``: the marks of block ``index`` and its sub-blocks (of those in ``only``
-        but ``index``, when given), in document order, as ``(block, at, kind, opens, href)`` tuples."""
+        but ``index``, when given; without the links' unless ``links``), in document order, as ``fce.blocks.Mark``
+        values, allocated as ``tuple.__new__(Mark, row)`` allocates them (as :func:`_freeze` makes the blocks).
+        Those of the subtree are the marks appended while its root was open: no other is read."""
         cdef Py_ssize_t k, end
         cdef MarkInfo* m
         cdef list out = []
         cdef list indices = self._indices()
+        cdef _TypeAlloc* mark_type = <_TypeAlloc*><PyObject*>_mark_type
+        cdef PyObject* raw
+        cdef object mark
         if index < 0 or index >= self.size:
             raise IndexError(index)
         end = self.items[index].end
-        for k in range(self.n_marks):
+        for k in range(self.items[index].mark_start, self.items[index].mark_end):
             m = &self.marks_[k]
-            if index <= m.block < end and (only is None or m.block == index
-                                           or <object>PyList_GET_ITEM(indices, m.block) in only):
-                out.append((m.block, m.at, <object>PyTuple_GET_ITEM(_mark_kinds, m.kind), m.opens,
-                            None if m.href < 0 else PyUnicode_DecodeUTF8(self.hrefs + m.href,
-                                                                         strlen(self.hrefs + m.href), NULL)))
+            if index <= m.block < end and (links or m.kind != _link_code) and (
+                    only is None or m.block == index or <object>PyList_GET_ITEM(indices, m.block) in only):
+                raw = mark_type.tp_alloc(mark_type, 5)
+                if raw is NULL:
+                    raise MemoryError()
+                mark = <object>raw
+                Py_DECREF(mark)  # (``mark`` holds the reference tp_alloc returned)
+                _set(mark, 0, <object>PyList_GET_ITEM(indices, m.block))
+                _set(mark, 1, m.at)
+                _set(mark, 2, <object>PyTuple_GET_ITEM(_mark_kinds, m.kind))
+                _set(mark, 3, True if m.opens else False)
+                _set(mark, 4, None if m.href < 0 else PyUnicode_DecodeUTF8(self.hrefs + m.href,
+                                                                           strlen(self.hrefs + m.href), NULL))
+                out.append(mark)
         return out
 
     def preformatted(self, Py_ssize_t index):
@@ -869,40 +893,42 @@ cdef class _Builder:
         end = self.items[index].end
         return {(k, at): text for k, at, text in self.raw or () if index <= k < end}
 
-    def subtree_parts(self, Py_ssize_t index, only):
-        """``fce.blocks.BlockTree.subtree_parts``: the parts of blocks ``index`` … its last descendant, as tuples
-        (``Block.parts``; None for a block not in ``only`` but ``index``, when given), made without the blocks: one
-        pass over the subtree's stretch of the parts."""
-        cdef Py_ssize_t end, k, n, owner
-        cdef list out, indices = self._indices()
+    def block_parts(self, Py_ssize_t index):
+        """``fce.blocks.BlockTree.parts``: the parts of block ``index`` (``Block.parts``), made without the blocks:
+        its stretch of the builder's parts, each sub-block's passed over by jumping to its end."""
+        cdef Py_ssize_t k, stop, n = 0, c
         cdef Part* part
-        cdef Py_ssize_t* fill
+        cdef list indices = self._indices()
+        if index < 0 or index >= self.size:
+            raise IndexError(index)
+        out = PyTuple_New(self.items[index].n_parts)
+        k = self.items[index].part_start
+        stop = self.items[index].part_end
+        while k < stop:
+            part = &self.parts[k]
+            if part.text is not NULL:
+                _set(out, n, <object>part.text)
+                k += 1
+            else:
+                c = part.child
+                _set(out, n, <object>PyList_GET_ITEM(indices, c))
+                k = self.items[c].part_end
+            n += 1
+        return out
+
+    def line_breaks(self, Py_ssize_t index, only):
+        """``fce.blocks.BlockTree.line_breaks``: the blocks of block ``index``'s subtree (of those in ``only`` but
+        ``index``, when given) with a line break (``<br>``: a ``"\\n"`` text piece; no other piece is one, the walk
+        turns a text's line breaks into spaces) among their parts, in document order: the walk noted them."""
+        cdef Py_ssize_t k, end
+        cdef list out = []
+        cdef list indices = self._indices()
         if index < 0 or index >= self.size:
             raise IndexError(index)
         end = self.items[index].end
-        n = end - index
-        out = [None] * n
-        fill = <Py_ssize_t*>calloc(n + 1, sizeof(Py_ssize_t))
-        if fill is NULL:
-            raise MemoryError()
-        try:
-            for k in range(n):
-                if only is None or k == 0 or <object>PyList_GET_ITEM(indices, index + k) in only:
-                    out[k] = PyTuple_New(self.items[index + k].n_parts)
-                else:
-                    fill[k] = -1  # (not made)
-            for k in range(self.items[index].part_start, self.items[index].part_end):
-                part = &self.parts[k]
-                owner = part.owner - index
-                if fill[owner] < 0:
-                    continue
-                if part.text is not NULL:
-                    _set(<object>PyList_GET_ITEM(out, owner), fill[owner], <object>part.text)
-                else:
-                    _set(<object>PyList_GET_ITEM(out, owner), fill[owner], <object>PyList_GET_ITEM(indices, part.child))
-                fill[owner] += 1
-        finally:
-            free(fill)
+        for k in range(index, end):
+            if self.items[k].breaks and (only is None or k == index or <object>PyList_GET_ITEM(indices, k) in only):
+                out.append(<object>PyList_GET_ITEM(indices, k))
         return out
 
     # -- the tree column-wise (fce.blocks.BlockTree over a compiled segmentation) --------------------------------
@@ -1074,10 +1100,13 @@ cdef class _Builder:
     def pieces(self, Py_ssize_t index, keep, list visited, inline_tags):
         """``fce.blocks.BlockTree.pieces``: the text pieces of block ``index`` with its sub-blocks in document
         order, a line break around every non-inline block; sub-blocks whose index ``keep`` refuses are left out
-        (with theirs); the indices of the blocks whose text went in appended to ``visited`` (when not None).
+        (with theirs); the indices of the blocks whose text went in appended to ``visited`` (when not None)."""
+        return self._pieces(index, keep, visited, inline_tags)
 
-        One pass over the builder's parts from the block's first to its last: those of a block and its sub-blocks
-        are contiguous (appended while it was open), so a refused sub-block is passed over by jumping to its end."""
+    cdef list _pieces(self, Py_ssize_t index, keep, list visited, inline_tags):
+        """:meth:`pieces`: one pass over the builder's parts from the block's first to its last: those of a block
+        and its sub-blocks are contiguous (appended while it was open), so a refused sub-block is passed over by
+        jumping to its end."""
         cdef list out = []
         cdef list indices = self.indices  # None: ints made here (the shared list is made with blocks or children)
         cdef list tags = self.tags
@@ -1159,6 +1188,7 @@ cdef inline int _enter(_Builder b, Py_ssize_t current, int kind, const char* hre
         b.items[current].counts[3] += 1
     elif kind == K_BR:
         b.text(current, "\n")
+        b.items[current].breaks = True
     return ENTERED
 
 
@@ -1738,7 +1768,17 @@ def join_pieces(pieces):
     (``str.split()``'s whitespace, ``Py_UNICODE_ISSPACE``), lines stripped, empty lines dropped. Written in the
     narrowest kind of string the pieces have, each piece read where it lies (no joined copy first); one piece
     that is already collapsed, with no line break, is the text itself."""
-    cdef list items = pieces if type(pieces) is list else list(pieces)
+    return _join_pieces(pieces if type(pieces) is list else list(pieces))
+
+
+def render_block(_Builder builder, keep, inline_tags, Py_ssize_t index):
+    """``fce.blocks.BlockTree.render`` of block ``index`` without ``visited``: its pieces joined, in one call (the
+    block last, for ``functools.partial`` to bind the rest: ``fce.blocks.BlockTree.renderer``)."""
+    return _join_pieces(builder._pieces(index, keep, None, inline_tags))
+
+
+cdef str _join_pieces(list items):
+    """:func:`join_pieces` of a list."""
     cdef Py_ssize_t count = len(items), total = 0, n, k
     cdef int kind = PyUnicode_1BYTE_KIND, piece_kind
     cdef object piece

@@ -46,7 +46,9 @@ __all__ = [
     "Columns",
     "Mark",
     "blocks_of",
+    "disjoint_subtrees",
     "join_pieces",
+    "joiner",
     "segment",
     "subtree_sums",
     "text_on_paths",
@@ -381,17 +383,18 @@ class BlockTree:
         # pickled as its blocks, marks and sources (a compiled segmentation is not picklable)
         return BlockTree, (self.blocks, self.marks(), self.preformatted())
 
-    def marks(self, index: int = 0, only: Container[int] | None = None) -> list[Mark]:
+    def marks(self, index: int = 0, only: Container[int] | None = None, *, links: bool = True) -> list[Mark]:
         """The :class:`Mark` values of block ``index`` and its sub-blocks at any depth (with ``only``: of those
-        sub-blocks in it), in document order (the root's: the page's). Made when asked (the compiled walk keeps
-        them as C structs, hrefs as bytes)."""
+        sub-blocks in it), in document order (the root's: the page's); ``links=False``: without the links' (an
+        output that writes none). Made when asked (the compiled walk keeps them as C structs, hrefs as bytes)."""
         if self._seg is not None:
-            return list(map(_new_mark, self._seg.marks(index, only)))
+            return self._seg.marks(index, only, links)  # type: ignore[no-any-return]
         if not 0 <= index < len(self):
             raise IndexError(index)
         end = self.subtree_end(index)
         return [m for m in self._marks
-                if index <= m.block < end and (only is None or m.block == index or m.block in only)]
+                if index <= m.block < end and (links or m.kind != "link")
+                and (only is None or m.block == index or m.block in only)]
 
     def preformatted(self, index: int = 0) -> dict[tuple[int, int], str]:
         """For the text pieces inside a :data:`PREFORMATTED_TAG` block (in block ``index``'s subtree) whose source
@@ -403,16 +406,25 @@ class BlockTree:
         end = self.subtree_end(index)
         return {key: text for key, text in self._pre.items() if index <= key[0] < end}
 
-    def subtree_parts(self, index: int, only: Container[int] | None = None) -> list[tuple[str | int, ...] | None]:
-        """The parts (``Block.parts``) of block ``index`` and of each block after it up to its last descendant
-        (with ``only``: None for those not in it), without building the :class:`Block` values where they are not
-        built (a structured output reads the blocks of the few subtrees it renders)."""
+    def parts(self, index: int) -> tuple[str | int, ...]:
+        """The parts of block ``index`` (``blocks[index].parts``), without building the :class:`Block` values where
+        they are not built (a structured output reads the parts of the few blocks it walks)."""
         if self._seg is not None:
-            return self._seg.subtree_parts(index, only)  # type: ignore[no-any-return]
-        blocks = self.blocks[index:self.subtree_end(index)]
-        if only is None:
-            return [b.parts for b in blocks]
-        return [b.parts if b.index == index or b.index in only else None for b in blocks]
+            return self._seg.block_parts(index)  # type: ignore[no-any-return]
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self.blocks[index].parts
+
+    def line_breaks(self, index: int, only: Container[int] | None = None) -> list[int]:
+        """The indices of block ``index`` and of those of its sub-blocks at any depth (with ``only``: of those in
+        it) that have a line break (``<br>``: a ``"\\n"`` text piece) among their parts, in document order."""
+        if self._seg is not None:
+            return self._seg.line_breaks(index, only)  # type: ignore[no-any-return]
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        end = self.subtree_end(index)
+        return [b.index for b in self.blocks[index:end]
+                if "\n" in b.parts and (only is None or b.index == index or b.index in only)]
 
     def __len__(self) -> int:
         if self._blocks is None:
@@ -465,6 +477,18 @@ class BlockTree:
         whose text went in are appended to ``visited`` when given."""
         return join_pieces(self.pieces(index, keep, visited))
 
+    def renderer(self, keep: Callable[[int], bool] | None = None) -> Callable[[int], str]:
+        """:meth:`render` with ``keep`` (and no ``visited``) as a function of the block's index, for a caller that
+        renders block after block (the structured output: each plain paragraph): where the compiled segmentation
+        made the tree, its own, called with no method of this class in between."""
+        if self._seg is not None and _ACCEL is not None:
+            return partial(_ACCEL.render_block, self._seg, keep, INLINE_BLOCK_TAGS)
+        return lambda index: self.render(index, keep)
+
+    def part_reader(self) -> Callable[[int], tuple[str | int, ...]]:
+        """:meth:`parts` as a function of the block's index, as :meth:`renderer` is one of :meth:`render`."""
+        return self.parts if self._seg is None else self._seg.block_parts  # type: ignore[no-any-return]
+
     def pieces(self, index: int, keep: Callable[[int], bool] | None = None,
                visited: list[int] | None = None) -> list[str]:
         """The text pieces :meth:`render` joins."""
@@ -490,6 +514,31 @@ class BlockTree:
             extend(reversed(block.parts))
             push(sep)
         return out
+
+
+def disjoint_subtrees(tree: BlockTree, roots: Iterable[int]) -> bool:
+    """Whether none of the blocks ``roots`` lies in the subtree of another (nor twice among them).
+
+    Then a set ``covered`` that holds exactly the blocks that :meth:`BlockTree.render` visited for each of them
+    (its ``visited``) renders each one as it was rendered: ``tree.render(r, covered.__contains__)`` is what
+    ``tree.render(r, keep)`` gave, whatever ``keep`` each was rendered with. The blocks of ``r``'s subtree in
+    ``covered`` are those that its own render visited (no other's reaches into it), and a render visits a
+    sub-block exactly where it visited its parent and kept the sub-block. The structured output relies on it
+    (:func:`fce.render.document.structure`, ``exact``): it then reads the extracted blocks without rendering
+    each first to check that its ``covered`` gives the block's text."""
+    ends = tree.columns.ends
+    end = -1
+    for root in sorted(roots):
+        if root < end:
+            return False
+        end = ends[root]
+    return True
+
+
+def joiner() -> Callable[[Sequence[str]], str]:
+    """:func:`join_pieces` as the function that does the work: the compiled one where it runs, called with no call
+    of this module's in between (for a caller that joins run after run: the structured output)."""
+    return join_pieces if _ACCEL is None else _ACCEL.join_pieces  # type: ignore[no-any-return]
 
 
 def join_pieces(pieces: Sequence[str]) -> str:
@@ -573,7 +622,7 @@ def _configure(accelerator) -> None:  # type: ignore[no-untyped-def]
     """Give the compiled walk this module's tag sets, step cache, visibility test and :data:`PATH_CACHE_SIZE`, as
     they are now; empties its path cache."""
     accelerator.configure(BLOCK_TAGS, SKIPPED_TAGS, _FORM_FIELD_TAGS, _MEDIA_TAGS, _UPPER, _QUALIFIED_STEPS,
-                          _qualified_step, Block, is_hidden, _NEVER_HIDDEN, PATH_CACHE_SIZE, HIDDEN_STYLE,
+                          _qualified_step, Block, Mark, is_hidden, _NEVER_HIDDEN, PATH_CACHE_SIZE, HIDDEN_STYLE,
                           ARIA_HIDDEN_EXCEPTION, MARK_TAGS, MARK_KINDS, PREFORMATTED_TAG)
     if hasattr(accelerator, "configure_head_tags"):  # (the walk from parse events: what may stay in <head>)
         accelerator.configure_head_tags(HEAD_TAGS)

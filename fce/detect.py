@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fce import blocks as blocks_module
-from fce.blocks import INLINE_BLOCK_TAGS, Block, BlockTree, blocks_of, join_pieces
+from fce.blocks import INLINE_BLOCK_TAGS, Block, BlockTree, blocks_of, disjoint_subtrees, join_pieces
 from fce.extraction import ExtractedBlock, Extraction
 from fce.features import COUNT_FEATURES, block_vectors
 from fce.kinds import DetectionMode, Rules
@@ -180,13 +180,14 @@ def _put_title(tree: BlockTree, i: int, selected: list[ExtractedBlock], covered:
 
 
 def put_lead(tree: BlockTree, title: int, codes: dict[str, int], selected: list[ExtractedBlock],
-             covered: list[int]) -> int:
+             covered: list[int], rendered: list[int] | None = None) -> int:
     """Put the article's lead among the ``selected`` blocks: each block after the headline (block ``title``) and
     before the first selected block after it whose path the template keeps (``codes``, :func:`path_codes`) and
     whose own text reads as a lead (:data:`LEAD_MIN_CHARS`, :data:`LEAD_MAX_LINK_SHARE`), unless it is named as
     a caption's, a gallery's or an author's (:func:`fce.names.aside_named`) or the body repeats its text. The
     ``mainblock`` scoring keeps one container; a site that sets its standfirst or a video's summary apart from
-    the body loses it there, and the template knows the path as the site's content. How many were put."""
+    the body loses it there, and the template knows the path as the site's content. How many were put (their
+    indices appended to ``rendered``)."""
     body = [b.index for b in selected if b.index > title]
     if not body:
         return 0
@@ -207,6 +208,8 @@ def put_lead(tree: BlockTree, title: int, codes: dict[str, int], selected: list[
         if text and not any(text in b.text for b in selected if b.index > i):
             selected.insert(sum(b.index < i for b in selected), ExtractedBlock(paths[i], text, i))
             covered.extend(mine)
+            if rendered is not None:
+                rendered.append(i)
             put += 1
         i = ends[i]
     return put
@@ -215,10 +218,10 @@ def put_lead(tree: BlockTree, title: int, codes: dict[str, int], selected: list[
 class TemplateMatch:
     """What applying a template to one page gave: the extraction (possibly empty) and the fit score."""
 
-    __slots__ = ("blocks", "covered", "fit", "n_candidates", "n_dropped_noise", "title")
+    __slots__ = ("blocks", "covered", "exact", "fit", "n_candidates", "n_dropped_noise", "title")
 
     def __init__(self, blocks: tuple[ExtractedBlock, ...], fit: float, n_candidates: int, n_dropped: int,
-                 covered: frozenset[int] = frozenset(), title: bool = False) -> None:
+                 covered: frozenset[int] = frozenset(), title: bool = False, exact: bool = False) -> None:
         self.blocks = blocks
         self.fit = fit
         self.n_candidates = n_candidates
@@ -227,6 +230,9 @@ class TemplateMatch:
         self.covered = covered
         #: whether the headline was put in front from the template's headline path (guided mode)
         self.title = title
+        #: whether each block's text is its render with ``covered`` (:func:`fce.blocks.disjoint_subtrees`; guided
+        #: mode: the rules of the other modes drop some blocks' own text, keeping their sub-blocks')
+        self.exact = exact
 
     @property
     def chars(self) -> int:
@@ -298,14 +304,18 @@ class Detector:
 
     def _match_guided(self, tree: BlockTree, fit: float) -> TemplateMatch:
         covered: list[int] = []
-        selected = select_main(tree, template_mask(tree, self.path_codes), covered)
+        rendered: list[int] = []
+        selected = select_main(tree, template_mask(tree, self.path_codes), covered, rendered)
         title = False
         if selected and self.title_path is not None:
             at = _title_index(tree, self.title_path)
             if at >= 0:
                 title = _put_title(tree, at, selected, covered)
-                put_lead(tree, at, self.path_codes, selected, covered)
-        return TemplateMatch(tuple(selected), fit, len(selected), 0, frozenset(covered), title)
+                if title:
+                    rendered.append(at)
+                put_lead(tree, at, self.path_codes, selected, covered, rendered)
+        return TemplateMatch(tuple(selected), fit, len(selected), 0, frozenset(covered), title,
+                             disjoint_subtrees(tree, rendered))
 
     def detect(self, page: Page | BlockTree, *, site: str | None = None) -> Extraction:
         """Template extraction only (no fallback); see :func:`fce.pipeline.extract` for the full pipeline."""

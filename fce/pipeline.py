@@ -142,8 +142,9 @@ def structured(page: Page, result: Extraction, output: str, *, links: bool = Fal
                comments: bool = False) -> Extraction:
     """``result`` with its content as ``output`` (``"markdown"``: :func:`fce.render.to_markdown`, markdown links
     with ``links``; ``"html"``: :func:`fce.render.to_html`) rendered from the blocks it kept (``blocks``, and
-    ``info["covered"]`` where the extraction recorded them) in the page's block tree; as it is for the other
-    formats. With ``comments``, with the page's reader comments too (:func:`with_comments`)."""
+    ``info["covered"]`` where the extraction recorded them; ``info["covered_exact"]``: it says that each block's
+    text is the block's render with those, :func:`fce.blocks.disjoint_subtrees`) in the page's block tree; as it
+    is for the other formats. With ``comments``, with the page's reader comments too (:func:`with_comments`)."""
     if comments:
         result = with_comments(page, result)
     if output not in (OutputFormat.MARKDOWN, OutputFormat.HTML):
@@ -152,16 +153,18 @@ def structured(page: Page, result: Extraction, output: str, *, links: bool = Fal
         return _plain_structured(result, output)
     tree = blocks_of(page)  # (block indices are the same in every path style)
     covered = result.info.get("covered")
+    exact = covered is not None and result.info.get("covered_exact") is True
     if output == OutputFormat.MARKDOWN:
-        return replace(result, markdown=to_markdown(tree, result.blocks, covered, links=links, url=page.url))
-    return replace(result, html=to_html(tree, result.blocks, covered, url=page.url))
+        return result.with_content(markdown=to_markdown(tree, result.blocks, covered, links=links, url=page.url,
+                                                        exact=exact))
+    return result.with_content(html=to_html(tree, result.blocks, covered, url=page.url, exact=exact))
 
 
 def _plain_structured(result: Extraction, output: str) -> Extraction:
     """``result``'s text as markdown or HTML paragraphs: where its blocks' structure is not in the page's tree."""
     if output == OutputFormat.MARKDOWN:
-        return replace(result, markdown=text_markdown(result.text))
-    return replace(result, html=text_html(result.text))
+        return result.with_content(markdown=text_markdown(result.text))
+    return result.with_content(html=text_html(result.text))
 
 
 def page_metadata(page: Page, extraction: Extraction | None = None) -> Metadata:
@@ -268,7 +271,8 @@ def _extract(page: Page, template: Compiled | None, *, site: str | None, fallbac
                            info={**result.info, "layout": None, "match": choice.match}, check=check)
     assert match is not None
     return Extraction.from_blocks(match.blocks, method="template", site=site, fit=choice.fit,
-                                  info={"covered": match.covered, "layout": index, "match": choice.match,
+                                  info={"covered": match.covered, "covered_exact": match.exact, "layout": index,
+                                        "match": choice.match,
                                         "title": match.title}, check=check)
 
 

@@ -4,7 +4,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fce.blocks import BLOCK_TAGS, COUNT_FIELDS, PAPER_BLOCK_TAGS, blocks_of, segment, unqualified_root
+from fce.blocks import (
+    BLOCK_TAGS,
+    COUNT_FIELDS,
+    PAPER_BLOCK_TAGS,
+    Mark,
+    blocks_of,
+    disjoint_subtrees,
+    segment,
+    unqualified_root,
+)
 from fce.features import COUNT_FEATURES
 from fce.parse import parse_page
 
@@ -211,6 +220,29 @@ TRICKY_PAGES = [
     b"<h1 class='a b c d e'>Title</h1><pre>  keep\n  lines </pre><p>"
     + b"<div>" * 40 + b"deep" + b"</div>" * 40 + b"</p></body></html>",
 ]
+
+
+@pytest.mark.parametrize("html", TRICKY_PAGES, ids=range(len(TRICKY_PAGES)))
+def test_renders_of_disjoint_subtrees_are_their_renders_with_what_they_visited(html, impl):
+    # fce.blocks.disjoint_subtrees: blocks none of which holds another, each rendered with a keep of its own, their
+    # visited blocks together: each renders with those as it rendered (what an extraction's covered_exact says)
+    t = tree(html, "qualified")
+    ends = t.columns.ends
+    keeps = (None, lambda k: k % 3 != 1, lambda k: t.columns.tags[k] != "span", lambda k: k % 2 == 0)
+    for step in (1, 2, 3):
+        roots, i = [], 1
+        while i < len(t):  # every step-th block whose subtree no root before it holds
+            if (i - 1) % step == 0:
+                roots.append(i)
+                i = ends[i]
+            else:
+                i += 1
+        covered: list[int] = []
+        texts = [t.render(r, keeps[n % len(keeps)], covered) for n, r in enumerate(roots)]
+        assert disjoint_subtrees(t, roots)
+        kept = frozenset(covered)
+        assert [t.render(r, kept.__contains__) for r in roots] == texts
+    assert not disjoint_subtrees(t, [0, 1]) and not disjoint_subtrees(t, [1, 1]) and disjoint_subtrees(t, [])
 
 
 @pytest.fixture(params=["compiled", "python"])
@@ -449,19 +481,28 @@ def assert_same_tree(compiled, python):
 
 
 def assert_same_structure(compiled, python):
-    """What structured output reads (marks, sources inside <pre>, parts of a subtree, whole or of some blocks) is
-    the same on both trees."""
+    """What structured output reads (marks, line breaks, sources inside <pre>, of a subtree whole or of some of its
+    blocks; a block's parts and its render, by the functions the trees give) is the same on both trees."""
     blocks = python.blocks
     assert compiled.marks() == python.marks()
+    assert all(type(m) is Mark for m in compiled.marks())
     assert compiled.preformatted() == python.preformatted()
     for i in range(0, len(python), max(1, len(python) // 7)):  # (a few subtrees: every one is quadratic)
         end = python.subtree_end(i)
-        assert compiled.subtree_parts(i) == python.subtree_parts(i) == [b.parts for b in blocks[i:end]]
         some = frozenset(range(i, len(python), 2))
-        assert compiled.subtree_parts(i, some) == python.subtree_parts(i, some)
         assert compiled.marks(i) == python.marks(i) == [m for m in python.marks() if i <= m.block < end]
         assert compiled.marks(i, some) == python.marks(i, some)
+        assert (compiled.marks(i, some, links=False) == python.marks(i, some, links=False)
+                == [m for m in python.marks(i, some) if m.kind != "link"])
+        assert compiled.line_breaks(i) == python.line_breaks(i) == [b.index for b in blocks[i:end] if "\n" in b.parts]
+        assert compiled.line_breaks(i, some) == python.line_breaks(i, some)
         assert compiled.preformatted(i) == python.preformatted(i)
+    parts_of, parts_too = compiled.part_reader(), python.part_reader()
+    for keep in (None, lambda k: k % 3 != 1):
+        text_of, text_too = compiled.renderer(keep), python.renderer(keep)
+        for i in range(len(python)):
+            assert parts_of(i) == parts_too(i) == compiled.parts(i) == blocks[i].parts
+            assert text_of(i) == text_too(i) == python.render(i, keep)
     for mark in python.marks():  # a mark falls between two parts of its block
         assert 0 <= mark.at <= len(blocks[mark.block].parts)
 
@@ -893,7 +934,7 @@ def test_a_hand_made_tree_has_no_marks():
     from fce.blocks import Block, BlockTree
 
     t = BlockTree([Block(0, "HTML", "html", -1, 0, (), ("x",), "x")])
-    assert t.marks() == [] and t.preformatted() == {} and t.subtree_parts(0) == [("x",)]
+    assert t.marks() == [] and t.preformatted() == {} and t.parts(0) == ("x",) and t.line_breaks(0) == []
 
 
 @pytest.mark.skipif(not __import__("fce.blocks").blocks.ACCELERATED, reason="the compiled walk is not built")

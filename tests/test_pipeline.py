@@ -10,6 +10,7 @@ import pytest
 
 from fce.detect import Detector
 from fce.errors import TemplateNotFoundError, UnknownMethodError
+from fce.extraction import Extraction
 from fce.learn import TemplateLearner
 from fce.parse import parse_page
 from fce.pipeline import DEFAULT_FALLBACK, Extractor, extract, learn_template
@@ -36,6 +37,16 @@ def test_golden_example_site(example_template, name):
         golden.write_text(result.text + "\n", encoding="utf-8")
     assert golden.exists(), f"missing {golden}; run with FCE_UPDATE_GOLDEN=1 and review the diff"
     assert result.text + "\n" == golden.read_text(encoding="utf-8")
+
+
+def test_an_extraction_with_its_content_is_what_replace_makes():
+    # (Extraction.with_content names every field: one added to the class must be added there too)
+    fields = dataclasses.fields(Extraction)
+    full = Extraction(**{f.name: object() for f in fields})
+    for output in ("markdown", "html"):
+        made = full.with_content(**{output: "written"})
+        assert [getattr(made, f.name) for f in fields] == [
+            getattr(dataclasses.replace(full, **{output: "written"}), f.name) for f in fields]
 
 
 def test_no_template_falls_back():

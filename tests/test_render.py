@@ -2,6 +2,7 @@
 markdown-it where it is installed), the same words as the plain text on random markup, digests on real pages."""
 
 import hashlib
+import html
 import json
 import os
 from pathlib import Path
@@ -11,10 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from fce.blocks import blocks_of
+from fce.blocks import blocks_of, disjoint_subtrees
 from fce.extraction import ExtractedBlock
+from fce.learn import TemplateLearner
 from fce.methods.mainblock import select_main
 from fce.parse import parse_page
+from fce.pipeline import extract, structured
 from fce.render import (
     Code,
     Heading,
@@ -28,10 +31,12 @@ from fce.render import (
     to_html,
     to_markdown,
 )
+from fce.render.html import _escape_attribute, _escape_text
 from fce.render.links import Links
-from fce.render.markdown import _markdown_nodes
+from fce.render.markdown import _MAY_ESCAPE, _markdown_nodes, _may_escape
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "markdown_digests.json"
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "site"
 DATA = Path(os.environ.get("FCE_DATA", "/work/shared/data"))
 
 
@@ -393,6 +398,59 @@ def test_the_words_are_those_of_the_plain_text(body, links):
         md = to_markdown(tree, blocks, covered, links=links, url="https://x.test/p")
         assert _markdown_words(md) == want, md
         assert _html_words(to_html(tree, blocks, covered, links=links)) == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=_markup())
+def test_a_cover_said_to_be_exact_reads_as_the_checked_one(body):
+    # what mainblock says of its covered blocks (fce.blocks.disjoint_subtrees over the blocks it rendered) holds,
+    # and the document read on its word is the one read after rendering each block to check
+    tree = blocks_of(parse_page(("<html><body>" + body + "</body></html>").encode()), "qualified")
+    covered: list[int] = []
+    rendered: list[int] = []
+    blocks = select_main(tree, None, covered, rendered)
+    if not disjoint_subtrees(tree, rendered):
+        return
+    kept = frozenset(covered)
+    assert [tree.render(b.index, kept.__contains__) for b in blocks] == [b.text for b in blocks]
+    for links in (False, True):
+        assert (structure(tree, blocks, covered, links=links, exact=True)
+                == structure(tree, blocks, covered, links=links))
+
+
+@pytest.mark.parametrize("mode", ["guided", "rules"])
+def test_an_extraction_says_whether_its_cover_is_exact(mode):
+    # guided detection and mainblock render disjoint subtrees and say so (the structured output then reads them
+    # without the check); the paper's rules drop some blocks' own text, so their cover is checked
+    learn = sorted((EXAMPLE / "learn").glob("*.html"))
+    template = TemplateLearner("news.example.com").fit([parse_page(p.read_bytes()) for p in learn]).template_
+    for path in sorted((EXAMPLE / "new").glob("*.html")) + learn[:3]:
+        page = parse_page(path.read_bytes(), url="https://news.example.com/a/b.html")
+        for result in (extract(page, template, mode=mode, fallback=None), extract(page, None)):
+            exact = result.info["covered_exact"]
+            assert exact is (mode == "guided" or result.method == "mainblock")
+            tree, covered = blocks_of(page), result.info["covered"]
+            for links in (False, True):
+                assert structured(page, result, "markdown", links=links).markdown == to_markdown(
+                    tree, result.blocks, covered, links=links, url=page.url)
+            assert structured(page, result, "html").html == to_html(tree, result.blocks, covered, url=page.url)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(list("ab <>&\"'`*[]|~_\\#\n\xa0é中😀")), max_size=30))
+def test_the_writers_escape_as_the_library_does(text):
+    # (compiled: the markdown's scan for what it escapes is a loop of its own, the HTML escapes called from C)
+    assert _may_escape(text) is (_MAY_ESCAPE.search(text) is not None)
+    assert _escape_text(text) == html.escape(text, quote=False) and _escape_attribute(text) == html.escape(text)
+
+
+def test_links_split_the_url_only_for_a_relative_href():
+    links = Links(True, "https://x.test/a/b.html")
+    assert links.href("https://y.test/") == "https://y.test/" and not links.split
+    assert links.href("/c") == "https://x.test/c" and links.href("d") == "https://x.test/a/d" and links.split
+    broken = Links(True, "http://[::1/a")  # (an unclosed IPv6 bracket: urlsplit refuses it)
+    assert broken.href("https://y.test/") == "https://y.test/" and broken.href("/c") == "/c"
+    assert Links(False, "https://x.test/").href("/c") is None
 
 
 # -- real pages: digests of the markdown ---------------------------------------------------------------------

@@ -102,6 +102,7 @@ from fce.blocks import (
     BlockTree,
     Columns,
     blocks_of,
+    disjoint_subtrees,
     is_hidden,
     segment_element,
     subtree_sums,
@@ -578,25 +579,29 @@ def extract_page(page: Page, *, comments: bool = False) -> PageBlocks:
             blocks, info = select_page(inner, comments=comments)
             info["noscript"] = True  # (its blocks are those of the <noscript>'s (or hidden block's) tree)
             info.pop("covered", None)
+            info.pop("covered_exact", None)
             return PageBlocks(blocks, info)
     blocks, info = select_page(tree, comments=comments)
     return PageBlocks(blocks, info)
 
 
 def select_main(tree: BlockTree, boilerplate: Sequence[bool] | None = None,
-                covered: list[int] | None = None) -> list[ExtractedBlock]:
+                covered: list[int] | None = None, rendered: list[int] | None = None) -> list[ExtractedBlock]:
     """The article scoring of :func:`mainblock` over a block tree (steps 1–10). ``boilerplate`` marks blocks known
     not to be content (a site template's noise, :class:`fce.detect.Detector` in ``guided`` mode): they neither score
     as paragraphs nor appear in the output. The indices of the blocks whose text is output are appended to
-    ``covered``. Reads the tree column-wise (:attr:`~fce.blocks.BlockTree.columns`): no :class:`~fce.blocks.Block`
-    is built."""
+    ``covered`` (the ``visited`` of :meth:`~fce.blocks.BlockTree.render`), those of the blocks rendered to
+    ``rendered`` (each output block, and any whose text came out empty: what
+    :func:`~fce.blocks.disjoint_subtrees` asks of ``covered``). Reads the tree column-wise
+    (:attr:`~fce.blocks.BlockTree.columns`): no :class:`~fce.blocks.Block` is built."""
     if len(tree) < 2:
         return []
-    return _article(tree, boilerplate, covered, subtree_sums(tree, _INLINE))
+    return _article(tree, boilerplate, covered, subtree_sums(tree, _INLINE), rendered)
 
 
 def _article(tree: BlockTree, boilerplate: Sequence[bool] | None, covered: list[int] | None,
-             sums: tuple[array[int], array[int], array[int], array[int]]) -> list[ExtractedBlock]:
+             sums: tuple[array[int], array[int], array[int], array[int]],
+             rendered: list[int] | None = None) -> list[ExtractedBlock]:
     """:func:`select_main` with the tree's :func:`~fce.blocks.subtree_sums` computed."""
     skip = boilerplate  # (None: nothing masked, no test per block)
     mine: list[int] = []
@@ -606,10 +611,12 @@ def _article(tree: BlockTree, boilerplate: Sequence[bool] | None, covered: list[
     # −0.018: a product's gallery holds its name and price)
     reviews: list[int] = []
     out: list[ExtractedBlock] = []
+    roots: list[int] = []
     for _attempt in range(EMPTY_RETRIES + 1):
         mine = []
+        roots = []
         chosen: list[int] = []
-        out = _select(tree, skip, sums, mine, False, excluded, chosen)
+        out = _select(tree, skip, sums, mine, False, excluded, chosen, roots)
         if not chosen:
             break
         chrome = _chrome_around(tree, sums[0], chosen[0]) if boilerplate is None else -1
@@ -623,19 +630,24 @@ def _article(tree: BlockTree, boilerplate: Sequence[bool] | None, covered: list[
         excluded.append(chosen[0])
     if boilerplate is None and sum(len(b.text) for b in out) < RETRY_MIN_CHARS:
         again: list[int] = []
-        second = _select(tree, skip, sums, again, True, reviews, [])
+        again_roots: list[int] = []
+        second = _select(tree, skip, sums, again, True, reviews, [], again_roots)
         if sum(len(b.text) for b in second) > sum(len(b.text) for b in out):
-            out, mine = second, again
+            out, mine, roots = second, again, again_roots
     if covered is not None:
         covered.extend(mine)
+    if rendered is not None:
+        rendered.extend(roots)
     return out
 
 
 def _select(tree: BlockTree, skip: Sequence[bool] | None, sums: tuple[array[int], array[int], array[int], array[int]],
-            covered: list[int], relaxed: bool, excluded: list[int], chosen_out: list[int]) -> list[ExtractedBlock]:
+            covered: list[int], relaxed: bool, excluded: list[int], chosen_out: list[int],
+            rendered: list[int]) -> list[ExtractedBlock]:
     """One attempt of :func:`select_main`; ``relaxed`` (the retry, step 8) ignores names and prunes nothing.
     Containers inside one of ``excluded`` (a block and its subtree) are not candidates (step 9); the container
-    chosen is appended to ``chosen_out``. ``skip``: the boilerplate mask, or None."""
+    chosen is appended to ``chosen_out``, the blocks rendered to ``rendered``. ``skip``: the boilerplate mask, or
+    None."""
     cols = tree.columns
     tags: list = cols.tags
     parents: cython.long[:] = cols.parents
@@ -792,6 +804,7 @@ def _select(tree: BlockTree, skip: Sequence[bool] | None, sums: tuple[array[int]
         if idx != best and not keep(idx):
             continue  # a sibling or chunk pruned as it would be inside the container (step 6)
         text = tree.render(idx, keep, covered)
+        rendered.append(idx)
         if text:
             out.append(ExtractedBlock(paths[idx], text, idx))
     headline = _headline(tree, min(chosen), skip) if out else None  # a title alone is no article
@@ -801,6 +814,7 @@ def _select(tree: BlockTree, skip: Sequence[bool] | None, sums: tuple[array[int]
         if text:
             out.insert(0, ExtractedBlock(paths[headline], text, headline))
             covered[:0] = mine
+            rendered.append(headline)
     return out
 
 
@@ -934,7 +948,8 @@ def select_page(tree: BlockTree, *, comments: bool = False) -> tuple[list[Extrac
         return whole, {"page_type": "page", "page_type_reason": REASONS[0], "covered": [0] if text else []}
     sums = subtree_sums(tree, _INLINE)
     mine: list[int] = []
-    out = _article(tree, None, mine, sums)
+    roots: list[int] = []
+    out = _article(tree, None, mine, sums, roots)
     mains = _mains(tree)
     root = _region_root(tree, sums[0], mains)
     kind, reason = "article", REASONS[5]
@@ -947,13 +962,16 @@ def select_page(tree: BlockTree, *, comments: bool = False) -> tuple[list[Extrac
         if kind != "article":
             text = tree.render(root, keep)
             out = [ExtractedBlock(tree.columns.paths[root], text, root)] if text else []
-            mine = theirs
+            mine, roots = theirs, [root]
     if kind == "article":
         kind = _region_kind(tree, sums, cards, mine)  # a list or a thread the article scoring took whole
         if kind == "page":
             kind = "article"
-    # ``covered``: the blocks whose text went out, so that the structured output (fce.render) reads those alone
-    info: dict[str, Any] = {"page_type": kind, "page_type_reason": reason, "covered": mine}
+    # ``covered``: the blocks whose text went out, so that the structured output (fce.render) reads those alone;
+    # ``covered_exact``: each block's text is its render with those (fce.blocks.disjoint_subtrees), which the
+    # structured output then need not render to check
+    info: dict[str, Any] = {"page_type": kind, "page_type_reason": reason, "covered": mine,
+                            "covered_exact": disjoint_subtrees(tree, roots)}
     if comments:
         found = _comments(tree, sums, mine)
         if found:

@@ -9,7 +9,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
-from fce.blocks import INLINE_BLOCK_TAGS, PREFORMATTED_TAG, BlockTree, Mark, join_pieces
+from fce.blocks import INLINE_BLOCK_TAGS, PREFORMATTED_TAG, BlockTree, Mark, joiner
 
 try:
     import cython
@@ -94,6 +94,14 @@ class Rule(NamedTuple):
 
 Node: TypeAlias = Paragraph | Heading | ListBlock | Table | Code | Quote | Rule
 
+
+@cython.ccall
+def _paragraph(inline: Inline) -> Paragraph:
+    """``Paragraph(inline)``, made from C where compiled: a named tuple's constructor is a Python function, a frame
+    per node (most nodes are paragraphs, a page's document has dozens)."""
+    return tuple.__new__(Paragraph, (inline,))  # type: ignore[type-var,return-value]
+
+
 HEADING_LEVELS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 LIST_TAGS = {"ul": False, "menu": False, "ol": True}  # tag -> ordered
 _TABLE_SECTIONS = frozenset({"thead", "tbody", "tfoot"})
@@ -114,7 +122,7 @@ def paragraphs(text: str) -> tuple[Node, ...]:
 
 
 def structure(tree: BlockTree, blocks: Sequence[ExtractedBlock],
-              covered: Collection[int] | None = None, *, links: bool = True) -> tuple[Node, ...]:
+              covered: Collection[int] | None = None, *, links: bool = True, exact: bool = False) -> tuple[Node, ...]:
     """The document of the extracted ``blocks`` (in their order): each block with those of its sub-blocks whose
     index is in ``covered`` (the blocks whose text went into the extraction: ``TemplateMatch.covered``, or what
     ``select_main`` appends), every sub-block when ``covered`` is None. The text is always the block's own
@@ -122,11 +130,15 @@ def structure(tree: BlockTree, blocks: Sequence[ExtractedBlock],
     else it is its text, one paragraph a line (an index of another tree, a method that wrote its own text).
     ``links=False``: no link spans (their text is inline content as any other), for an output that does not write
     links: a paragraph whose only marks are links is then the tree's plain text, read by the compiled walk
-    (markdown without links is a third cheaper on link-dense pages: ``bench/output_bench.py``)."""
+    (markdown without links is a third cheaper on link-dense pages: ``bench/output_bench.py``). ``exact``: the
+    caller knows each block's text to be its render with ``covered`` (``tree.render(block.index,
+    covered.__contains__)``: an extraction whose renders covered disjoint subtrees,
+    :func:`fce.blocks.disjoint_subtrees`), which is then not rendered to check (the check is about a sixth of
+    an output's time on the median page: ``bench/output_bench.py``)."""
     kept = None if covered is None else frozenset(covered)
     out: list[Node] = []
     for block in blocks:
-        keep = _keep_for(tree, block, kept)
+        keep = _keep_for(tree, block, kept, exact)
         if keep is _TEXT_ONLY:
             out.extend(Paragraph((line,)) for line in block.text.split("\n") if line)
         else:
@@ -138,16 +150,22 @@ def structure(tree: BlockTree, blocks: Sequence[ExtractedBlock],
 _TEXT_ONLY = object()
 
 
-def _keep_for(tree: BlockTree, block: ExtractedBlock, covered: frozenset[int] | None) -> object:
-    """The blocks (``covered``, or None: all) whose text the tree renders as ``block``'s, or :data:`_TEXT_ONLY`."""
+def _keep_for(tree: BlockTree, block: ExtractedBlock, covered: frozenset[int] | None, exact: bool) -> object:
+    """The blocks (``covered``, or None: all) whose text the tree renders as ``block``'s, or :data:`_TEXT_ONLY`;
+    ``exact``: ``covered`` does, as the caller knows (not rendered to check)."""
     if not 0 <= block.index < len(tree):
         return _TEXT_ONLY
+    if exact and covered is not None:
+        return covered
     if tree.render(block.index, None if covered is None else covered.__contains__) == block.text:
         return covered
     if covered is not None and tree.render(block.index) == block.text:
         return None
     return _TEXT_ONLY
 
+
+#: :func:`fce.blocks.join_pieces`, called with no wrapper in between: a page's document joins dozens of runs.
+join_pieces = joiner()
 
 #: Stand-ins for the marks in a run of text pieces: lone surrogates, which no text decoded from a page can hold (a
 #: run's whitespace is collapsed on the joined string, at C speed, around them).
@@ -191,10 +209,10 @@ class _Reader:
 
     # (compiled, an extension type: its attributes are C fields, read without a dictionary lookup; the walk reads
     # them for every text piece it renders)
-    tree: BlockTree = cython.declare(object)
     root: int = cython.declare(cython.Py_ssize_t)
-    keep: Callable[[object], bool] | None = cython.declare(object)
-    parts: list[tuple[str | int, ...]] = cython.declare(list)  # (None for the blocks not covered: never read)
+    kept: frozenset[int] | None = cython.declare(object)  # the blocks covered (None: all)
+    parts_of: Callable[[int], tuple[str | int, ...]] = cython.declare(object)  # a block's parts (BlockTree.parts)
+    text_of: Callable[[int], str] = cython.declare(object)  # a block's text, with the blocks kept (BlockTree.render)
     tags: list[str] = cython.declare(list)
     ends: Sequence[int] = cython.declare(object)
     sources: dict[tuple[int, int], str] = cython.declare(dict)
@@ -211,21 +229,19 @@ class _Reader:
     bare: _TableState | None = cython.declare(object)  # the table whose rows (not a cell) are being read
 
     def __init__(self, tree: BlockTree, root: int, covered: frozenset[int] | None, links: bool = True) -> None:
-        self.tree = tree
         self.root = root
-        self.keep = None if covered is None else covered.__contains__
-        self.parts = tree.subtree_parts(root, covered)  # type: ignore[assignment]
+        self.kept = covered
+        self.parts_of = tree.part_reader()
+        self.text_of = tree.renderer(None if covered is None else covered.__contains__)
         self.tags = tree.columns.tags
         self.ends = tree.columns.ends
         self.sources = tree.preformatted(root)
         self.marks = {}
-        for mark in tree.marks(root, covered):
-            if links or mark.kind != "link":
-                self.marks.setdefault(mark.block, []).append(mark)
+        for mark in tree.marks(root, covered, links=links):
+            self.marks.setdefault(mark[0], []).append(mark)  # (by Mark.block, read by position)
         # the blocks with marks or line breaks, in order: a subtree without any (nor a structural tag) is its plain
         # text, one paragraph a line (:meth:`plain`)
-        self.special = sorted({*self.marks, *(root + k for k, parts in enumerate(self.parts)
-                                              if parts and "\n" in parts)})
+        self.special = sorted({*self.marks, *tree.line_breaks(root, covered)})
         self.chunks = []
         self.open = []
         self.run_open = []
@@ -241,8 +257,8 @@ class _Reader:
         out = self.sink = []
         if self.plain(self.root):
             if text is None:
-                text = self.tree.render(self.root, self.keep)
-            out.extend(Paragraph((line,)) for line in text.split("\n") if line)
+                text = self.text_of(self.root)
+            out.extend([_paragraph((line,)) for line in text.split("\n") if line])
             return out
         self.block(self.root)
         self.flush()
@@ -263,30 +279,31 @@ class _Reader:
         return _STRUCTURAL_TAGS.isdisjoint(self.tags[i:end])
 
     @cython.ccall
-    @cython.locals(k=cython.Py_ssize_t, n=cython.Py_ssize_t, at=cython.Py_ssize_t)
+    @cython.locals(k=cython.Py_ssize_t, n=cython.Py_ssize_t, at=cython.Py_ssize_t, parts=tuple, chunks=list,
+                   tags=list)
     def walk(self, i: int) -> None:
         """Feed block ``i``'s text pieces and marks to the run; a sub-block that is not inline ends the run before
         and after it (in a heading: a space). Written for speed: it runs for every block rendered."""
-        parts = self.parts[i - self.root]
+        parts = self.parts_of(i)
         marks = self.marks.get(i)
         chunks = self.chunks
-        keep = self.keep
+        kept = self.kept
         tags = self.tags
         flat = self.flat
         if marks is None:
             k = n = 0
         else:
             k, n = 0, len(marks)
-            next_at = marks[0].at
+            next_at = marks[0][1]  # (Mark.at, read by position)
         for at, part in enumerate(parts):
             while k < n and next_at <= at:
                 self.mark(marks[k])  # type: ignore[index]
                 k += 1
                 if k < n:
-                    next_at = marks[k].at  # type: ignore[index]
+                    next_at = marks[k][1]  # type: ignore[index]
             if part.__class__ is str:
                 chunks.append(part)  # type: ignore[arg-type]
-            elif keep is None or keep(part):  # type: ignore[arg-type]
+            elif kept is None or part in kept:
                 tag = tags[part]  # type: ignore[index]
                 if tag in INLINE_BLOCK_TAGS:
                     self.walk(part)  # type: ignore[arg-type]
@@ -300,9 +317,9 @@ class _Reader:
                     if tag in _STRUCTURAL_TAGS:
                         self.block(part)  # type: ignore[arg-type]
                     elif self.plain(part):  # type: ignore[arg-type]
-                        for line in self.tree.render(part, keep).split("\n"):  # type: ignore[arg-type]
+                        for line in self.text_of(part).split("\n"):  # type: ignore[arg-type]
                             if line:
-                                self.sink.append(Paragraph((line,)))
+                                self.sink.append(_paragraph((line,)))
                     else:
                         self.walk(part)  # type: ignore[arg-type]
                     if chunks:
@@ -313,13 +330,14 @@ class _Reader:
 
     @cython.ccall
     def mark(self, mark: Mark) -> None:
-        kind, opened = mark.kind, self.open
-        if mark.opens:
+        _, _, kind, opens, href = mark  # (read by position: no attribute lookups where compiled)
+        opened = self.open
+        if opens:
             for k, _ in opened:  # (a loop, not any(): a compiled method takes no generator)
                 if k == kind or k == "code":
                     self.ignored[kind] = self.ignored.get(kind, 0) + 1
                     return
-            entry = (kind, mark.href)
+            entry = (kind, href)
             opened.append(entry)
             self.run_marks.append(entry)
             self.chunks.append(_OPEN_MARK)
@@ -358,15 +376,15 @@ class _Reader:
         """End the run: its paragraphs go to the sink."""
         if self.run_open or self.run_marks or self.bare is not None:
             for inline in self.take():
-                self.emit(Paragraph(inline))
+                self.emit(_paragraph(inline))
             return
         chunks = self.chunks  # (most runs: no mark, no line break; a paragraph, or only spaces)
         if "\n" in chunks:
-            self.sink.extend(map(Paragraph, _unmarked("".join(chunks), self.flat)))
+            self.sink.extend(map(_paragraph, _unmarked("".join(chunks), self.flat)))
         else:
             words = join_pieces(chunks)  # (the plain text's collapse of whitespace: compiled where built)
             if words:
-                self.sink.append(Paragraph((words,)))
+                self.sink.append(_paragraph((words,)))
         chunks.clear()
 
     @cython.ccall
@@ -497,11 +515,11 @@ class _Reader:
 
     def _source(self, i: int, out: list[str]) -> None:
         sources = self.sources
-        keep = self.keep
-        for at, part in enumerate(self.parts[i - self.root]):
+        kept = self.kept
+        for at, part in enumerate(self.parts_of(i)):
             if part.__class__ is str:
                 out.append(sources.get((i, at), part))  # type: ignore[arg-type]
-            elif keep is None or keep(part):  # type: ignore[arg-type]
+            elif kept is None or part in kept:
                 inline = self.tags[part] in INLINE_BLOCK_TAGS  # type: ignore[index]
                 if not inline:
                     out.append("\n")
@@ -529,6 +547,7 @@ def one_line(nodes: list[Node]) -> Inline | None:
     return tuple(out)
 
 
+@cython.ccall
 def _unmarked(text: str, flat: bool) -> list[Inline]:
     """Paragraphs of a run without marks: whitespace collapsed as the plain text collapses it (``str.split``), a
     line break a :data:`BREAK`, two in a row a new paragraph. (Whole strings at a time: compiled where built.)"""
@@ -558,6 +577,7 @@ def _with_breaks(lines: list[str]) -> Inline:
     return tuple(out)
 
 
+@cython.ccall
 def _marked(text: str, marks: list[tuple[str, str | None]], flat: bool) -> list[Inline]:
     """Paragraphs of a run with marks (the k-th :data:`_OPEN_MARK` opens ``marks[k]``, a :data:`_CLOSE_MARK`
     closes the innermost open): as :func:`_unmarked`, spaces kept outside spans, spans without a word left out;
@@ -570,6 +590,9 @@ def _marked(text: str, marks: list[tuple[str, str | None]], flat: bool) -> list[
     return [line] if line else []
 
 
+@cython.ccall
+@cython.locals(text=str, piece=str, words=str, k=cython.Py_ssize_t, pos=cython.Py_ssize_t, end=cython.Py_ssize_t,
+               at=cython.Py_ssize_t, next_open=cython.Py_ssize_t, next_close=cython.Py_ssize_t, space=cython.bint)
 def _marked_line(text: str, marks: list[tuple[str, str | None]]) -> Inline:
     """:func:`_marked` of one line, its whitespace collapsed already: the text between two marks is read at once, a
     span made when it closes."""
@@ -620,13 +643,17 @@ def _marked_line(text: str, marks: list[tuple[str, str | None]]) -> Inline:
     return tuple(root)
 
 
+@cython.ccall
 def _close_span(stack: list[tuple[str, str | None, list, list]]) -> list:
     """Make the innermost open span, in its place in its parent's children; the parent's children."""
     kind, href, inner, parent = stack.pop()
-    parent[-1] = Span(kind, tuple(inner), href)
+    parent[-1] = tuple.__new__(Span, (kind, tuple(inner), href))  # (Span(...), made from C where compiled)
     return parent
 
 
+@cython.ccall
+@cython.locals(token=str, words=str, k=cython.Py_ssize_t, breaks=cython.Py_ssize_t, space=cython.bint,
+               flat=cython.bint)
 def _marked_lines(text: str, marks: list[tuple[str, str | None]], flat: bool) -> list[Inline]:
     """:func:`_marked` of a run with line breaks, token by token."""
     out: list[Inline] = []
@@ -681,6 +708,7 @@ def _marked_lines(text: str, marks: list[tuple[str, str | None]], flat: bool) ->
     return out
 
 
+@cython.ccall
 def _append(items: list, text: str) -> None:
     """Append text to inline content, joined to the text before it."""
     if items and items[-1].__class__ is str:
@@ -693,7 +721,7 @@ def _frozen(items: list) -> Inline:
     """Inline content built as lists (a span: ``[kind, href, children]``) as tuples."""
     for k, item in enumerate(items):
         if item.__class__ is list:
-            items[k] = Span(item[0], _frozen(item[2]), item[1])
+            items[k] = tuple.__new__(Span, (item[0], _frozen(item[2]), item[1]))  # (as in _close_span)
     return tuple(items)
 
 

@@ -16,13 +16,17 @@ from fce.render.document import (
     Node,
     Paragraph,
     Quote,
-    Span,
     Table,
     one_line,
     paragraphs,
     structure,
 )
 from fce.render.links import Links
+
+try:
+    import cython
+except ModuleNotFoundError:  # Cython is a build requirement only: plain Python then (fce._cython_shim)
+    from fce import _cython_shim as cython
 
 if TYPE_CHECKING:
     from fce.blocks import BlockTree
@@ -37,24 +41,29 @@ _HTML_TAGS = {"em": "em", "strong": "strong", "code": "code", "del": "del", "sub
 
 
 def to_html(tree: BlockTree, blocks: Sequence[ExtractedBlock], covered: Collection[int] | None = None, *,
-            links: bool = True, url: str | None = None) -> str:
+            links: bool = True, url: str | None = None, exact: bool = False) -> str:
     """The extracted ``blocks`` as clean semantic HTML, one block element a line: ``<h1>``…, ``<p>``, ``<ul>`` /
     ``<ol>`` of ``<li>``, ``<table>`` (``<thead>`` where the first row is a header), ``<pre><code>``,
     ``<blockquote>``, ``<em>``, ``<strong>``, ``<code>``, ``<del>``, ``<sub>``, ``<sup>``, ``<br>``, and with ``links``
     (the default) ``<a href>`` (resolved against ``url``); text escaped, no attribute but ``href``. See
-    :func:`structure` for ``covered``."""
-    return "\n".join(_html_node(node, Links(links, url)) for node in structure(tree, blocks, covered))
+    :func:`structure` for ``covered`` and ``exact``."""
+    written = Links(links, url)  # (one for the page: an href is resolved once)
+    return "\n".join([_html_node(node, written) for node in structure(tree, blocks, covered, exact=exact)])
 
 
 def text_html(text: str) -> str:
     """Plain ``text`` as HTML paragraphs, one per non-blank line, escaped
     (:func:`fce.render.document.paragraphs`)."""
-    return "\n".join(_html_node(node, Links(False, None)) for node in paragraphs(text))
+    written = Links(False, None)
+    return "\n".join([_html_node(node, written) for node in paragraphs(text)])
 
 
 def _html_node(node: Node, links: Links) -> str:
-    if isinstance(node, Paragraph):
-        return f"<p>{_html_inline(node.inline, links)}</p>"
+    if node.__class__ is Paragraph:
+        inline = node[0]  # (its inline content: read by position, no attribute lookup, where compiled)
+        if len(inline) == 1 and inline[0].__class__ is str:  # (most nodes: a line of text)
+            return "<p>" + _escape_text(inline[0]) + "</p>"
+        return f"<p>{_html_inline(inline, links)}</p>"
     if isinstance(node, Heading):
         return f"<h{node.level}>{_html_inline(node.inline, links)}</h{node.level}>"
     if isinstance(node, ListBlock):
@@ -105,21 +114,37 @@ def _html_row(cells: tuple[Inline, ...], tag: str, links: Links) -> str:
     return "<tr>" + "".join(f"<{tag}>{_html_inline(cell, links)}</{tag}>" for cell in cells) + "</tr>"
 
 
+@cython.ccall
+@cython.locals(text=str)
+def _escape_text(text: str) -> str:
+    """``html.escape(text, quote=False)``, called from C where compiled (most inline content is one string: the
+    call of the library's function cost more than its three replacements)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+@cython.ccall
+@cython.locals(text=str)
+def _escape_attribute(text: str) -> str:
+    """``html.escape(text)``: :func:`_escape_text`, and the quotes."""
+    return _escape_text(text).replace('"', "&quot;").replace("'", "&#x27;")
+
+
+@cython.ccall
 def _html_inline(inline: Inline, links: Links) -> str:
     out: list[str] = []
     for item in inline:
         if item.__class__ is str:
-            out.append(html.escape(item, quote=False))  # type: ignore[arg-type]
+            out.append(_escape_text(item))  # type: ignore[arg-type]
         elif item is BREAK:
             out.append("<br>")
         else:
-            span: Span = item  # type: ignore[assignment]
-            inner = _html_inline(span.children, links)
-            if span.kind == "link":
-                href = links.href(span.href)
-                out.append(inner if href is None else f'<a href="{html.escape(href)}">{inner}</a>')
+            kind, children, href = item  # type: ignore[misc,str-unpack]  # (a Span's fields, read by position)
+            inner = _html_inline(children, links)
+            if kind == "link":
+                href = links.href(href)
+                out.append(inner if href is None else f'<a href="{_escape_attribute(href)}">{inner}</a>')
             else:
-                tag = _HTML_TAGS[span.kind]
+                tag = _HTML_TAGS[kind]
                 out.append(f"<{tag}>{inner}</{tag}>")
     return "".join(out)
 

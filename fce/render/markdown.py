@@ -25,6 +25,11 @@ from fce.render.document import (
 )
 from fce.render.links import Links
 
+try:
+    import cython
+except ModuleNotFoundError:  # Cython is a build requirement only: plain Python then (fce._cython_shim)
+    from fce import _cython_shim as cython
+
 if TYPE_CHECKING:
     from fce.blocks import BlockTree
     from fce.extraction import ExtractedBlock
@@ -35,12 +40,12 @@ __all__ = ["text_markdown", "to_markdown"]
 
 
 def to_markdown(tree: BlockTree, blocks: Sequence[ExtractedBlock], covered: Collection[int] | None = None, *,
-                links: bool = False, url: str | None = None) -> str:
+                links: bool = False, url: str | None = None, exact: bool = False) -> str:
     """The extracted ``blocks`` as markdown (CommonMark, with GitHub's tables and strike-through): headings
     ``#``…, paragraphs, nested lists, tables, fenced code, quotes, ``*emphasis*``, ``**strong**``, `` `code` ``,
     ``~~deleted~~``, and with ``links`` the links ``[text](href)`` (relative ones resolved against ``url``). See
-    :func:`structure` for ``covered``."""
-    return _markdown_nodes(structure(tree, blocks, covered, links=links), Links(links, url))
+    :func:`structure` for ``covered`` and ``exact``."""
+    return _markdown_nodes(structure(tree, blocks, covered, links=links, exact=exact), Links(links, url))
 
 
 def text_markdown(text: str) -> str:
@@ -61,14 +66,19 @@ def _md_sequence(nodes: Sequence[Node], links: Links, *, tight: bool = False) ->
     before: Node | None = None
     alternate = False
     for node in nodes:
-        if node.__class__ is Paragraph and len(node.inline) == 1 and node.inline[0].__class__ is str:  # type: ignore[union-attr]
-            out = [_md_text(node.inline[0])]  # type: ignore[union-attr,arg-type]  # (most nodes: a line of text)
-        else:
-            alternate = (isinstance(node, ListBlock) and isinstance(before, ListBlock)
-                         and node.ordered == before.ordered and not alternate)
-            out = _md_node(node, links, alternate)
-            if not out:
+        if node.__class__ is Paragraph:
+            inline = node[0]  # (its inline content: read by position, no attribute lookup, where compiled)
+            if len(inline) == 1 and inline[0].__class__ is str:  # (most nodes: a line of text)
+                if lines:
+                    lines.append("")
+                lines.append(_md_text(inline[0]))  # type: ignore[arg-type]
+                before = node
                 continue
+        alternate = (isinstance(node, ListBlock) and isinstance(before, ListBlock)
+                     and node.ordered == before.ordered and not alternate)
+        out = _md_node(node, links, alternate)
+        if not out:
+            continue
         if lines and not (tight and isinstance(node, ListBlock) and isinstance(before, Paragraph)):
             lines.append("")
         lines.extend(out)
@@ -140,10 +150,10 @@ _TEXT, _OPEN, _CLOSE, _BREAK_SEGMENT, _CODE = range(5)
 _DELIMITERS = {"em": "*", "strong": "**", "del": "~~"}
 
 
+@cython.ccall
 def _md_text(text: str) -> str:
     """A paragraph of text alone."""
-    if _MAY_ESCAPE.search(text) is not None:
-        text = _escape(text)
+    text = _escape(text)
     return _LINE_START.sub(_escape_line_start, text) if text[0] in _LINE_STARTS else text
 
 
@@ -151,7 +161,7 @@ def _md_inline(inline: Inline, links: Links, *, heading: bool = False, table: bo
     """Inline content as markdown, line breaks as ``\\`` and a new line (a space in a heading or a table cell)."""
     if len(inline) == 1 and inline[0].__class__ is str:  # (most paragraphs: text alone)
         if heading:
-            return _CLOSING_HASHES.sub(r"\1\\\2", _escape(inline[0]))  # type: ignore[arg-type]
+            return _closing_hashes(_escape(inline[0]))  # type: ignore[arg-type]
         return _escape(inline[0]) if table else _md_text(inline[0])  # type: ignore[arg-type]
     plain: set[int] = set()
     while True:
@@ -174,7 +184,7 @@ def _md_inline(inline: Inline, links: Links, *, heading: bool = False, table: bo
         out.append(text)
         line_start = role == _BREAK_SEGMENT
     text = "".join(out)
-    return _CLOSING_HASHES.sub(r"\1\\\2", text) if heading else text
+    return _closing_hashes(text) if heading else text
 
 
 def _md_segments(inline: Inline, links: Links, plain: set[int], out: list[list], flat: bool, table: bool,
@@ -339,6 +349,21 @@ _LINE_START = re.compile(r"^(?:([#>+=-])|(\d{1,9})(?=[.)]))")
 _LINE_STARTS = frozenset("#>+=-0123456789")
 #: Any character :func:`_escape` may escape (one search: most text has none).
 _MAY_ESCAPE = re.compile(r"[\\`*\[\]<|~&_]")
+
+
+@cython.ccall
+@cython.locals(text=str, ch=cython.Py_UCS4)
+def _may_escape(text: str) -> bool:
+    """Whether ``text`` holds a character of :data:`_MAY_ESCAPE` (most paragraphs hold none). Compiled, a loop over
+    the characters, a third of the search's time; interpreted, the search (a loop of Python's costs more)."""
+    if not cython.compiled:
+        return _MAY_ESCAPE.search(text) is not None
+    for ch in text:
+        if ch in "\\`*[]<|~&_":  # (the characters of _MAY_ESCAPE: a switch where compiled)
+            return True
+    return False
+
+
 #: A heading's last word of ``#`` alone (``## Item #`` would lose it as a closing sequence).
 _CLOSING_HASHES = re.compile(r"(^| )(#+)$")
 
@@ -351,7 +376,16 @@ def _escape_line_start(match: re.Match[str]) -> str:
     return "\\" + match[1] if match[1] else match[2] + "\\"
 
 
+def _closing_hashes(text: str) -> str:
+    """A heading's text with a last word of ``#`` alone escaped (:data:`_CLOSING_HASHES`; most headings hold no
+    ``#``: no substitution, whose template Python reads at each call)."""
+    return _CLOSING_HASHES.sub(r"\1\\\2", text) if "#" in text else text
+
+
+@cython.ccall
 def _escape(text: str) -> str:
+    if not _may_escape(text):  # (most text: one pass, none of the searches)
+        return text
     if _SPECIAL.search(text) is not None:  # (most text has none: searched at C speed, no replacement made)
         text = _SPECIAL.sub(_backslashed, text)
     if "&" in text:
