@@ -441,6 +441,12 @@ def _raw_title(html: str) -> str | None:
     return title or None
 
 
+def _comparable(text: str) -> str:
+    """A headline or title as :func:`title_path` compares them: whitespace collapsed, typography as ASCII
+    (:data:`_TYPOGRAPHY`), case folded."""
+    return " ".join(text.split()).translate(_TYPOGRAPHY).casefold()
+
+
 def _title_match(text: str, titles: Sequence[str]) -> bool:
     """Whether a block's own text is the headline that one of ``titles`` repeats (:data:`TITLE_MIN_CHARS` …)."""
     if len(text) < TITLE_MIN_CHARS:
@@ -456,12 +462,12 @@ def title_path(trees: Sequence[BlockTree], heads: Sequence[tuple[str | None, str
     """The path on which the learning pages hold their headline (:data:`TITLE_VOTE_SHARE`), or None."""
     votes: Counter[str] = Counter()
     for tree, (title, og) in zip(trees, heads, strict=True):
-        wanted = [" ".join(t.split()).translate(_TYPOGRAPHY).casefold() for t in (og, title) if t]
+        wanted = [_comparable(t) for t in (og, title) if t]
         if not wanted:
             continue
         paths = tree.columns.paths
         for i, text in enumerate(tree.texts):
-            if text and _title_match(" ".join(text.split()).translate(_TYPOGRAPHY).casefold(), wanted):
+            if text and _title_match(_comparable(text), wanted):
                 votes[paths[i]] += 1
                 break
     if not votes:

@@ -32,7 +32,6 @@ CONTENT_NAME_TOKENS = frozenset({"content", "article", "main", "body", "entry", 
 
 #: :data:`NOISE_NAME_PARTS` as one pattern (one C call where a generator over the parts made ~26 Python steps).
 _FURNITURE_PART = re.compile("|".join(map(re.escape, NOISE_NAME_PARTS)))
-_QUALIFIER = re.compile(r"([A-Z][A-Z0-9]*)\[([^\]]*)\]")
 _NAME_SPLIT = re.compile(r"[\s#.\-_:]+")
 #: One step of a path: its tag, and its qualifier (without brackets; empty where it has none).
 _STEP = re.compile(r"([A-Z][A-Z0-9]*)(?:\[([^\]]*)\])?")
@@ -68,8 +67,8 @@ def noise_named(path: str) -> bool:
     names are telling holds a furniture word (:data:`NOISE_NAME_PARTS`, :data:`NOISE_NAME_TOKENS`) rather than a
     content word (:data:`CONTENT_NAME_TOKENS`). The nearest telling name wins: comments inside ``#article`` are
     furniture, an article inside ``#content-sidebar-wrap`` or ``<body class="ad-column">`` is not."""
-    for tag, qualifier in reversed(_QUALIFIER.findall(path)):
-        if tag in ("HTML", "BODY"):
+    for tag, qualifier in reversed(_STEP.findall(path)):
+        if not qualifier or tag in ("HTML", "BODY"):
             continue
         content, furniture = name_words(qualifier)
         if content:
