@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 __all__ = ["ASIDE_NAME_PARTS", "CONTENT_NAME_TOKENS", "NOISE_NAME_PARTS", "NOISE_NAME_TOKENS", "PRINT_NEGATIONS",
-           "aside_named", "name_words", "noise_named"]
+           "aside_named", "furniture_item", "name_words", "noise_named"]
 
 #: Words in the id/class names of a qualified path that mark page furniture, not content. A block on such a path is
 #: never content while learning: comments, author boxes and "related" lists are unique per page, so repetition
@@ -89,3 +89,15 @@ def aside_named(path: str) -> bool:
         return True
     named = [qualifier for _, qualifier in steps if qualifier][-ASIDE_NAME_STEPS:]
     return any(_ASIDE_PART.search(qualifier.lower()) for qualifier in named)
+
+
+def furniture_item(path: str) -> bool:
+    """True when an item of a list on ``path`` (an ``LI`` step) has id/class names holding a furniture word and no
+    content word (:func:`name_words`): one reader comment of a thread (``li.comment``), one entry of a "related"
+    list, whatever its own container is called inside (``article.content``)."""
+    for tag, qualifier in _STEP.findall(path):
+        if tag == "LI" and qualifier:
+            content, furniture = name_words(qualifier)
+            if furniture and not content:
+                return True
+    return False

@@ -409,6 +409,20 @@ def test_a_container_in_page_chrome_is_not_the_article() -> None:
     assert mb._chrome_around(tree, subtree_sums(tree)[0], inner) == inner - 2  # the dialog, not its inner boxes
 
 
+def test_one_long_comment_is_not_the_article_a_thread_of_them_may_be() -> None:
+    # one reader's comment outscoring the article (a numbered list, commas) in a list item named as a comment,
+    # its own box named "content": left out, the article chosen again (the retry of step 10)
+    comment = ", ".join(f"point {i} of the reader" for i in range(60))
+    thread = f'<ul class="child"><li class="comment"><article class="content"><p>{comment}</p></article></li></ul>'
+    body = f'<div class="story">{paras(5, "alpha")}</div><section id="opinions">{thread}</section>'
+    text = extract(body)
+    assert text.count("alpha") == 5 and "point 39" not in text
+    replies = "".join(f'<li class="comment"><article class="content"><p>{i}: {comment}</p></article></li>'
+                      for i in range(3))
+    text = extract(f'<div class="story">{paras(2, "alpha")}</div><ul class="child">{replies}</ul>')
+    assert text.count("point 39") == 3  # a thread of them: what the page is about
+
+
 def test_a_thread_of_posts_named_as_comments_is_the_content() -> None:
     posts = "".join(f'<div class="comment"><div class="author">user{i}</div><p>Post {i}: {LOREM}, {LOREM}.</p>'
                     f'</div>' for i in range(5))

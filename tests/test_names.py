@@ -2,7 +2,7 @@
 
 import pytest
 
-from fce.names import aside_named, name_words, noise_named
+from fce.names import aside_named, furniture_item, name_words, noise_named
 
 
 @pytest.mark.parametrize(
@@ -54,3 +54,19 @@ def test_aside_named(path, expected):
 )
 def test_print_copies_are_furniture_what_print_leaves_out_is_not(names, furniture):
     assert name_words(names)[1] is furniture
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("HTML.BODY.UL[.child].LI[#opinion .comment].SECTION.ARTICLE[.content]", True),  # one reader comment
+        ("HTML.BODY.DIV[.related].UL.LI[.item].DIV[.teaser]", False),  # the item's own names are telling
+        ("HTML.BODY.UL.LI[.related-link].P", True),
+        ("HTML.BODY.UL.LI[.related-story].P", False),  # "story": a content word
+        ("HTML.BODY.UL.LI[.post .comment].P", False),  # a content word beside it: a forum's post
+        ("HTML.BODY.DIV[.comment].P", False),  # not a list item
+        ("HTML.BODY.UL.LI.P", False),
+    ],
+)
+def test_furniture_item(path, expected):
+    assert furniture_item(path) is expected
