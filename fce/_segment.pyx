@@ -114,6 +114,8 @@ cdef object _is_hidden = None  # fce.blocks.is_hidden
 cdef object _never_hidden = frozenset()  # tags never tested (html, body)
 cdef bint _hidden_in_c = False  # whether the walk tests visibility itself (_hidden)
 cdef bytes _aria_exception = b""  # fce.blocks.ARIA_HIDDEN_EXCEPTION, UTF-8
+cdef tuple _skip_classes = ()  # fce.blocks.SKIP_LINK_CLASSES, UTF-8
+cdef bytes _skip_part = b""  # fce.blocks.SKIP_LINK_NAME_PART, UTF-8, lower-case
 cdef dict _mark_codes = {}  # tag -> n, for the tags of fce.blocks.MARK_TAGS but the link's (<a>: K_A)
 cdef tuple _mark_kinds = ()  # fce.blocks.MARK_KINDS: the kind of a mark by its n
 cdef int _link_code = -1  # the n of the link kind
@@ -142,18 +144,18 @@ cdef NameSlot _slots[NAME_SLOTS]
 
 def configure(block_tags, skipped_tags, form_field_tags, media_tags, dict upper, dict steps, make_step, block_type,
               mark_type, is_hidden, never_hidden, Py_ssize_t path_cache_size, hidden_style, str aria_exception,
-              mark_tags, tuple mark_kinds, str preformatted_tag):
+              mark_tags, tuple mark_kinds, str preformatted_tag, skip_link_classes, str skip_link_name_part):
     """Give the walk fce.blocks' tag sets, its table of upper-case path steps, its shared qualified-step cache, the
     function that fills it, the Block and Mark types, the visibility test, the tags it never applies to, the bound
     of the path cache (``fce.blocks.PATH_CACHE_SIZE``; the cache is emptied), the visibility test's style pattern
     and ARIA exception (``HIDDEN_STYLE``, ``ARIA_HIDDEN_EXCEPTION``): the walk tests visibility itself when the
     pattern is the one it implements (:data:`C_HIDDEN_STYLE`), and asks ``is_hidden`` otherwise; and the inline
     elements that make marks, tag -> kind (``MARK_TAGS``; ``a`` makes a ``link`` mark when it has an ``href``), with
-    the kinds (``MARK_KINDS``), and the block inside which the source of text pieces is kept
-    (``PREFORMATTED_TAG``)."""
+    the kinds (``MARK_KINDS``), the block inside which the source of text pieces is kept
+    (``PREFORMATTED_TAG``), and what makes a link a skip link (``SKIP_LINK_CLASSES``, ``SKIP_LINK_NAME_PART``)."""
     global _block_tags, _skipped, _form_tags, _media_tags, _upper, _steps, _make_step, _kinds, _block_type
     global _is_hidden, _never_hidden, _paths_limit, _hidden_in_c, _aria_exception, _ns_kinds, _mark_type
-    global _mark_codes, _mark_kinds, _link_code, _PRE
+    global _mark_codes, _mark_kinds, _link_code, _PRE, _skip_classes, _skip_part
     if len(mark_kinds) > MAX_MARK_KINDS or "link" not in mark_kinds or mark_tags.get("a") != "link":
         raise ValueError(f"at most {MAX_MARK_KINDS} mark kinds, one of them 'link', the kind of 'a'")
     if (block_tags | skipped_tags) & set(mark_tags) or not set(mark_tags.values()) <= set(mark_kinds):
@@ -165,6 +167,10 @@ def configure(block_tags, skipped_tags, form_field_tags, media_tags, dict upper,
     _hidden_in_c = (getattr(hidden_style, "pattern", None) == C_HIDDEN_STYLE
                     and getattr(hidden_style, "flags", None) == _re.IGNORECASE | _re.ASCII)
     _aria_exception = aria_exception.encode("utf-8")
+    _skip_classes = tuple(name.encode("utf-8") for name in sorted(skip_link_classes))
+    if not skip_link_name_part or not skip_link_name_part.isascii() or skip_link_name_part.lower() != skip_link_name_part:
+        raise ValueError("the skip link's name part is lower-case ASCII")
+    _skip_part = skip_link_name_part.encode("ascii")
     if path_cache_size < 1:
         raise ValueError("path_cache_size must be at least 1")
     _paths_clear()
@@ -1237,7 +1243,7 @@ cdef _Builder _walk(cetree._Element root, bint qualified):
             continue
         kind = _kind_of(node, &tagp)
         tag = <str>tagp  # a reference of its own (Python code may run below)
-        if node.properties is not NULL and _hides(node, tag, owner):
+        if node.properties is not NULL and _hides(node, tag, kind == K_A, owner):
             # not shown (fce.blocks.is_hidden): neither text nor counts; its tail is kept
             _tail(b, node, current, link_depth)
             node = _next_element(node.next)
@@ -1589,18 +1595,19 @@ def own_texts(list parts):
     return out
 
 
-cdef bint _hides(xmlNode* node, str tag, _ElementOf owner) except -1:
-    """``fce.blocks.is_hidden`` of an element with attributes (``tag not in never_hidden`` first)."""
+cdef bint _hides(xmlNode* node, str tag, bint anchor, _ElementOf owner) except -1:
+    """``fce.blocks.is_hidden`` of an element with attributes (``tag not in never_hidden`` first); ``anchor``: it is
+    an ``<a>``."""
     cdef int hidden
     if _hidden_in_c:
-        hidden = _hidden(node)
+        hidden = _hidden(node, anchor)
         if hidden == 0:
             return False
         if tag in _never_hidden:
             return False
         if hidden == 1:
             return True
-    elif not _may_hide(node) or tag in _never_hidden:
+    elif not (anchor or _may_hide(node)) or tag in _never_hidden:
         return False
     return _is_hidden(owner.proxy(node))  # the pattern is not C_HIDDEN_STYLE, or a value is split over nodes
 
@@ -1611,12 +1618,19 @@ cdef enum:  # which attribute of those fce.blocks.is_hidden reads (_visibility_a
     V_ARIA = 2     # aria-hidden
     V_STYLE = 3    # style
     V_CLASS = 4    # class
+    V_HREF = 5     # href (a skip link's)
+    V_ID = 6       # id (a skip link's)
+    V_COUNT = 7
 
 
 cdef inline int _visibility_attr(const char* name) noexcept:
     """Which of the attributes ``fce.blocks.is_hidden`` reads ``name`` is (``V_…``)."""
     if name[0] == b'h':
-        return V_HIDDEN if _same_string(name, b"hidden") else V_NONE
+        if _same_string(name, b"hidden"):
+            return V_HIDDEN
+        return V_HREF if _same_string(name, b"href") else V_NONE
+    if name[0] == b'i':
+        return V_ID if _same_string(name, b"id") else V_NONE
     if name[0] == b'a':
         return V_ARIA if _same_string(name, b"aria-hidden") else V_NONE
     if name[0] == b's':
@@ -1638,14 +1652,51 @@ cdef int _hidden_by(const char* aria, const char* classes, const char* style) no
     return 0
 
 
-cdef int _hidden(xmlNode* node) noexcept:
+cdef int _skip_link(const char* href, const char* ident, const char* classes) noexcept:
+    """``fce.blocks.is_skip_link``: a link within the page (``href`` ``#`` and more) with a class name of
+    ``SKIP_LINK_CLASSES`` (class tokens: runs of anything but HTML's ASCII whitespace), or an id or class holding ``SKIP_LINK_NAME_PART`` (ASCII case-insensitively)."""
+    cdef const char* name
+    cdef const char* p
+    cdef const char* end
+    cdef Py_ssize_t n
+    if href is NULL or href[0] != b'#' or href[1] == 0:
+        return 0
+    if classes is not NULL:
+        p = classes
+        while True:
+            p += strspn(p, b" \t\n\f\r")
+            if p[0] == 0:
+                break
+            n = strcspn(p, b" \t\n\f\r")
+            for item in _skip_classes:
+                name = <const char*>PyBytes_AS_STRING(item)
+                if <Py_ssize_t>strlen(name) == n and memcmp(p, name, n) == 0:
+                    return 1
+            p += n
+    return _holds_part(ident) or _holds_part(classes)
+
+
+cdef inline int _holds_part(const char* p) noexcept:
+    """Whether the value ``p`` (NULL: absent) holds ``SKIP_LINK_NAME_PART``, ASCII case-insensitively."""
+    cdef const char* part = <const char*>_skip_part
+    if p is NULL:
+        return 0
+    while p[0] != 0:
+        if (p[0] | 0x20) == part[0] and _word(p, part) is not NULL:
+            return 1
+        p += 1
+    return 0
+
+
+cdef int _hidden(xmlNode* node, bint anchor) noexcept:
     """``fce.blocks.is_hidden`` in C: 1 hidden, 0 shown, -1 to be asked of Python (a value it needs is split over
-    several nodes). Hidden: a ``hidden`` attribute, or what :func:`_hidden_by` finds. Attributes in a namespace do
-    not count (lxml's ``el.get(name)``); the first of a name does."""
+    several nodes). Hidden: a ``hidden`` attribute, or what :func:`_hidden_by` finds, or, for an ``<a>``
+    (``anchor``), what :func:`_skip_link` finds. Attributes in a namespace do not count (lxml's ``el.get(name)``);
+    the first of a name does."""
     cdef xmlAttr* attr = node.properties
-    cdef xmlAttr* found[5]
-    cdef const char* values[5]
-    cdef int which, k
+    cdef xmlAttr* found[V_COUNT]
+    cdef const char* values[V_COUNT]
+    cdef int which, k, hidden
     memset(found, 0, sizeof(found))
     while attr is not NULL:
         if attr.ns is NULL:
@@ -1655,11 +1706,14 @@ cdef int _hidden(xmlNode* node) noexcept:
             if which != V_NONE and found[which] is NULL:
                 found[which] = attr
         attr = attr.next
-    for k in range(V_ARIA, V_CLASS + 1):
+    for k in range(V_ARIA, (V_ID if anchor else V_CLASS) + 1):
         values[k] = NULL
         if found[k] is not NULL and not _attr_text(found[k], &values[k]):
             return -1
-    return _hidden_by(values[V_ARIA], values[V_CLASS], values[V_STYLE])
+    hidden = _hidden_by(values[V_ARIA], values[V_CLASS], values[V_STYLE])
+    if hidden or not anchor:
+        return hidden
+    return _skip_link(values[V_HREF], values[V_ID], values[V_CLASS])
 
 
 cdef inline const char* _css_space(const char* p) noexcept:
@@ -2243,7 +2297,7 @@ cdef class _EventWalk:
             self._head_child(name)
         kind = _kind_of_name(name, &tagp)
         tag = <str>tagp
-        if (atts is not NULL and atts[0] is not NULL and _hidden_atts(atts) and tag not in _never_hidden):
+        if (atts is not NULL and atts[0] is not NULL and _hidden_atts(atts, kind == K_A) and tag not in _never_hidden):
             self.skip = 1  # not shown: passed over with what is inside it (its tail is kept)
             return 0
         if kind == K_BLOCK:
@@ -2353,11 +2407,11 @@ cdef inline const char* _att(const_xmlChar** atts, const char* name) noexcept:
     return NULL
 
 
-cdef int _hidden_atts(const_xmlChar** atts) noexcept:
+cdef int _hidden_atts(const_xmlChar** atts, bint anchor) noexcept:
     """:func:`_hidden` of an element by its attributes as the parser gives them (the first of each name counts)."""
     cdef Py_ssize_t i = 0
-    cdef const char* values[5]
-    cdef int which
+    cdef const char* values[V_COUNT]
+    cdef int which, hidden
     memset(values, 0, sizeof(values))
     while atts[i] is not NULL:
         which = _visibility_attr(<const char*>atts[i])
@@ -2366,7 +2420,10 @@ cdef int _hidden_atts(const_xmlChar** atts) noexcept:
         if which != V_NONE and values[which] is NULL:
             values[which] = <const char*>atts[i + 1] if atts[i + 1] is not NULL else _EMPTY
         i += 2
-    return _hidden_by(values[V_ARIA], values[V_CLASS], values[V_STYLE])
+    hidden = _hidden_by(values[V_ARIA], values[V_CLASS], values[V_STYLE])
+    if hidden or not anchor:
+        return hidden
+    return _skip_link(values[V_HREF], values[V_ID], values[V_CLASS])
 
 
 # The callbacks run inside _read_memory, which _EventWalk.run calls holding the GIL: they touch Python objects

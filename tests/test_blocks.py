@@ -412,11 +412,12 @@ def _markup(draw, depth=0):
             ident = draw(st.sampled_from(["main", "a1-b", "", "x y", "Nav_2"]))
             attrs += f" id='{ident}'"
         if draw(st.booleans()):
-            names = draw(st.sampled_from(["story active", "c1 c2 c3 c4", "", "a&amp;b", "x"]))
+            names = draw(st.sampled_from(["story active", "c1 c2 c3 c4", "", "a&amp;b", "x", "hidden", "x sr-only",
+                                          "Skip-Link"]))
             attrs += f" class='{names}'"
         if tag == "a" and draw(st.booleans()):
             attrs += draw(st.sampled_from([" href=x", " href", " href=''", " name=top", " href='a&amp;b&#233;'",
-                                           " href='&unknown;x'"]))
+                                           " href='&unknown;x'", " href='#main'", " href='#'"]))
         if draw(st.integers(0, 3)) == 0:
             attrs += draw(st.sampled_from([
                 " style='display:none'", " style='color: red; DISPLAY :\tNone !important'", " style='display:block'",
@@ -670,6 +671,55 @@ def test_hidden_elements_are_not_segmented(attrs, hidden, impl):
     assert sum(b.n_images for b in t) == (0 if hidden else 1)
 
 
+@pytest.mark.parametrize(("link", "hidden"), [
+    ("<a class='hidden' href='#story_continues_1'>", True),  # bbc.co.uk's "Continue reading the main story"
+    ("<a href='#content' class='x sr-only'>", True),
+    ("<a href='#main' class='visually-hidden-focusable'>", False),  # not one of the names
+    ("<a href='#content' id='Skip-To-Content'>", True),  # named as a skip link
+    ("<a href='#c' class='skiplink'>", True),
+    ("<a href='#' class='hidden'>", False),  # no target in the page
+    ("<a href='/story' class='hidden'>", False),  # another page
+    ("<a class='hidden'>", False),
+    ("<a href='#c' class='hidden-xs'>", False),  # shown on larger screens
+    ("<span class='hidden'>", False),  # not a link
+])
+def test_skip_links_are_not_segmented(link, hidden, impl):
+    end = "</" + link[1:link.index(" ")] + ">"
+    t = tree(f"<body><div>{link}Continue reading{end}<p>The story goes on.</p></div></body>".encode(), "qualified")
+    assert ("Continue reading" in t.render(0)) == (not hidden)
+
+
+@pytest.mark.skipif(not __import__("fce.blocks").blocks.ACCELERATED, reason="the compiled walk is not built")
+@settings(max_examples=200, deadline=None)
+@given(links=st.lists(st.tuples(
+    st.sampled_from([None, "", "#", "#a", "x#a", "#&amp;", "\u00e9#a"]),
+    st.sampled_from([None, "", "skip", "SKIP-to", "sk ip", "main", "\u212askip", "xskipx"]),
+    st.sampled_from([None, "", "hidden", "x hidden", "hidden\tx", "hidden-xs", "sr-only", "Hidden", "x\u00a0hidden",
+                     "\vhidden", "screen-reader-text\n", "element-invisible visually-hidden", "SkIp"])),
+    min_size=1, max_size=6))
+def test_the_compiled_skip_link_test_is_is_hidden(links):
+    # the compiled walks test skip links themselves (fce/_segment.pyx: _skip_link): on random hrefs, ids and classes
+    # they hide exactly what fce.blocks.is_hidden hides, the walk over the tree and the walk over parse events alike
+    from lxml import etree
+
+    from fce import blocks
+    from fce.parse import _parser
+
+    anchors = []
+    for i, (href, ident, classes) in enumerate(links):
+        attrs = "".join(f' {name}="{value}"' for name, value in (("href", href), ("id", ident), ("class", classes))
+                        if value is not None)
+        anchors.append(f"<a{attrs}>text {i}</a> ")
+    html = f"<html><body><p>{''.join(anchors)}</p></body></html>"
+    root = etree.fromstring(html.encode(), parser=_parser())
+    want = [blocks.is_hidden(el) for el in root.iter("a")]
+    compiled = blocks.segment_element(root, "qualified")
+    assert [f"text {i}" not in compiled.render(0) for i in range(len(links))] == want
+    assert compiled.blocks == _reference_segment(root, "qualified").blocks
+    if blocks.sax_available():  # the walk over parse events (parse_page(blocks=…): no lxml tree)
+        assert blocks_of(parse_page(html.encode(), blocks="qualified"), "qualified").blocks == compiled.blocks
+
+
 def test_a_hidden_body_is_still_segmented(impl):
     assert tree(b"<html><body style='display:none'><p>Shown once the script ran.</p></body></html>").render(0) == (
         "Shown once the script ran.")
@@ -746,6 +796,7 @@ EVENT_PAGES = TRICKY_PAGES[:3] + [
     b"<html><body><div id=a hidden>gone</div><p aria-hidden=true class='x fallback-image'>kept</p>"
     b"<p aria-hidden=true>gone</p><p style='COLOR:red; Display : none'>gone</p><p style='display:block'>shown</p>"
     b"<div class>empty class</div><div id=a id=b class=c class=d>dup attributes</div>"
+    b"<a class='x hidden' href='#more'>skip link</a><a id=skip-nav href='#main'>skip link</a><a href='#n'>note</a>"
     b"<a href>l1 <b>bold</b> &amp; l2</a> <a name=top>anchor</a> x<br>y &nbsp;&#8212; z"
     b"<iframe src=f>frame</iframe><DIV CLASS=Upper>upper case</DIV></body></html>",
     # text outside the body and after the root, whitespace runs of every kind and length, CR LF, form feeds

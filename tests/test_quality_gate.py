@@ -34,7 +34,7 @@ FLOORS: dict[tuple[str, str, str], float] = {
     ("wcxb", "mainblock", "page"): 0.778,
     ("readability", "mainblock", "page"): 0.971,
     ("msv-big9", TEMPLATE_METHOD, "site"): 0.977,
-    ("cleanportaleval", TEMPLATE_METHOD, "site"): 0.980,
+    ("cleanportaleval", TEMPLATE_METHOD, "site"): 0.981,
     ("daniel", TEMPLATE_METHOD, "site"): 0.925,
     ("dragnet", TEMPLATE_METHOD, "site"): 0.944,
 }
