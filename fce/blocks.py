@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 
 from lxml import etree
 
+from fce import kernels
 from fce._accel import switched_off
 from fce.page import HEAD_TAGS, Page
 
@@ -584,27 +585,13 @@ def text_on_paths(tree: BlockTree, paths: frozenset[str] | set[str]) -> tuple[in
 
 def subtree_sums(tree: BlockTree, inline_tags: frozenset[str] = INLINE_BLOCK_TAGS,
                  ) -> tuple[array[int], array[int], array[int], array[int]]:
-    """One bottom-up pass over blocks in pre-order (every block comes after its ancestors). Per block: characters
-    of text and of link text in its whole subtree; characters and commas of its paragraph (its own text plus its
-    sub-blocks of ``inline_tags``). Each is an ``array('l')``: one buffer, not a list of int objects (compiled
-    code reads it at C speed, and most sums are larger than the ints CPython keeps ready)."""
+    """Per block of ``tree``: characters of text and of link text in its whole subtree; characters and commas of
+    its paragraph (its own text plus its sub-blocks of ``inline_tags``), :func:`fce.kernels.subtree_sums`. Each is
+    an ``array('l')``: one buffer, not a list of int objects (compiled code reads it at C speed, and most sums are
+    larger than the ints CPython keeps ready)."""
     cols = tree.columns
-    if _ACCEL is not None:
-        return _ACCEL.subtree_sums(cols.parents, cols.tags, cols.text_lengths,  # type: ignore[no-any-return]
-                                   cols.commas, cols.link_chars, inline_tags)
-    parents, tags = cols.parents, cols.tags
-    chars = list(cols.text_lengths)
-    links = list(cols.link_chars)
-    para = list(cols.text_lengths)
-    para_commas = list(cols.commas)
-    for i in range(len(parents) - 1, 0, -1):
-        up = parents[i]
-        chars[up] += chars[i]
-        links[up] += links[i]
-        if tags[i] in inline_tags:
-            para[up] += para[i]
-            para_commas[up] += para_commas[i]
-    return array("l", chars), array("l", links), array("l", para), array("l", para_commas)
+    return kernels.subtree_sums(cols.parents, cols.tags, cols.text_lengths, cols.commas, cols.link_chars,
+                                inline_tags)
 
 
 def blocks_of(page: Page, path_style: str = DEFAULT_PATH_STYLE) -> BlockTree:

@@ -28,10 +28,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fce import blocks as blocks_module
 from fce.blocks import INLINE_BLOCK_TAGS, Block, BlockTree, blocks_of, disjoint_subtrees, join_pieces
 from fce.extraction import ExtractedBlock, Extraction
 from fce.features import COUNT_FEATURES, block_vectors
+from fce.kernels import CONTENT_BIT, COUNT_SHIFT, KNOWN_BIT
+from fce.kernels import template_mask as mask_of
+from fce.kernels import templates_sums as sums_of
 from fce.kinds import DetectionMode, Rules
 from fce.methods.mainblock import select_main
 from fce.names import aside_named
@@ -62,18 +64,11 @@ DETECTION_MODES = tuple(DetectionMode)
 DEFAULT_MODE = DetectionMode.GUIDED
 
 
-#: The bits of a path's code in :attr:`Detector.path_codes`: kept by guided detection (a path seen while learning
-#: that is not the site's boilerplate, ``Template.boilerplate_paths``, or a path of P), seen while learning (a known
-#: path); the bits above hold the number of learning pages it had text on (``Template.known_paths``).
-CONTENT_BIT = 1
-KNOWN_BIT = 2
-COUNT_SHIFT = 2
-
-
 def path_codes(template: Template) -> dict[str, int]:
-    """Every path of ``template`` (interned) with its code: page count, known bit and content bit. One table, so
-    that a page's fit, profile match and boilerplate mask read one hash table once each instead of four sets and
-    dicts (measured: the layout choice 56 → ~31 µs a page with the compiled pass, its tables cold after the parse)."""
+    """Every path of ``template`` (interned) with its code (:mod:`fce.kernels`: page count, known bit, content bit;
+    ``Template.known_paths``, ``Template.boilerplate_paths``, P). One table, so that a page's fit, profile match and
+    boilerplate mask read one hash table once each instead of four sets and dicts (measured: the layout choice 56 →
+    ~31 µs a page with the compiled pass, its tables cold after the parse)."""
     boilerplate = template.boilerplate_paths
     codes = {sys.intern(p): (count << COUNT_SHIFT) | KNOWN_BIT | (p not in boilerplate)
              for p, count in template.known_paths.items()}
@@ -81,23 +76,6 @@ def path_codes(template: Template) -> dict[str, int]:
         if p not in codes:  # (a path of P without own text on any learning page: an inline block's)
             codes[sys.intern(p)] = CONTENT_BIT
     return codes
-
-
-def template_sums(tree: BlockTree, codes: dict[str, int]) -> tuple[int, int, int, int, int]:
-    """One pass over ``tree``'s blocks against a template's :func:`path_codes`: characters of own text on known
-    paths and on all blocks (the fit), and over the distinct paths of blocks with own text (the page's path set),
-    the sum of their learning-page counts and their number (the profile match, :mod:`fce.layouts`), and the
-    characters of own text on paths guided detection keeps (what the template's extraction is checked against,
-    :func:`fce.pipeline.extract`). The definition :func:`templates_sums` computes for several tables at once
-    (compiled); detection calls that."""
-    cols = tree.columns
-    lengths = cols.text_lengths
-    found = [codes.get(p, 0) for p in cols.paths]
-    texty = {p: c for p, c, n in zip(cols.paths, found, lengths, strict=True) if n}
-    known = sum(n for c, n in zip(found, lengths, strict=True) if c & KNOWN_BIT)
-    both = KNOWN_BIT | CONTENT_BIT
-    kept = sum(n for c, n in zip(found, lengths, strict=True) if c & both == both)
-    return known, sum(lengths), sum(c >> COUNT_SHIFT for c in texty.values()), len(texty), kept
 
 
 def merged_codes(tables: Sequence[dict[str, int]]) -> dict[str, tuple[int, ...]]:
@@ -109,13 +87,13 @@ def merged_codes(tables: Sequence[dict[str, int]]) -> dict[str, tuple[int, ...]]
 
 def templates_sums(tree: BlockTree, merged: dict[str, tuple[int, ...]],
                    n_tables: int) -> list[tuple[int, int, int, int, int]]:
-    """:func:`template_sums` of ``tree`` against each of ``n_tables`` tables, given as their :func:`merged_codes`:
-    one pass over the blocks (compiled: the text summed per distinct path, each distinct path looked up once)."""
+    """One pass over ``tree``'s blocks against each of ``n_tables`` tables, given as their :func:`merged_codes`
+    (:func:`fce.kernels.templates_sums`): characters of own text on known paths and on all blocks (the fit); over
+    the distinct paths of blocks with own text (the page's path set), the sum of their learning-page counts and
+    their number (the profile match, :mod:`fce.layouts`); the characters of own text on paths guided detection
+    keeps (what the template's extraction is checked against, :func:`fce.pipeline.extract`)."""
     cols = tree.columns
-    accel = blocks_module._ACCEL
-    if accel is not None:
-        return accel.templates_sums(cols.paths, cols.text_lengths, merged, n_tables)  # type: ignore[no-any-return]
-    return [template_sums(tree, {p: row[t] for p, row in merged.items()}) for t in range(n_tables)]
+    return sums_of(cols.paths, cols.text_lengths, merged, n_tables)
 
 
 def template_mask(tree: BlockTree, codes: dict[str, int]) -> list[bool]:
@@ -125,17 +103,7 @@ def template_mask(tree: BlockTree, codes: dict[str, int]) -> list[bool]:
     boilerplate's, its subtree is not; leaving it out took the article inside with it; measured, k-fold site-macro
     word F1: cleanportaleval +0.005, daniel-small +0.002, msv-big9 +0.0002, dragnet-small −0.0006)."""
     cols = tree.columns
-    accel = blocks_module._ACCEL
-    if accel is not None:
-        return accel.template_mask(cols.paths, cols.parents, codes)  # type: ignore[no-any-return]
-    parents = cols.parents
-    found = [codes.get(p, 0) for p in cols.paths]
-    mask = [c & (KNOWN_BIT | CONTENT_BIT) == KNOWN_BIT for c in found]
-    kept_below = [False] * len(found)
-    for i in range(len(found) - 1, 0, -1):  # (sub-blocks come after their parents)
-        if found[i] & CONTENT_BIT or kept_below[i]:
-            kept_below[parents[i]] = True
-    return [m and not below for m, below in zip(mask, kept_below, strict=True)]
+    return mask_of(cols.paths, cols.parents, codes)
 
 
 #: Guided detection's lead: a block between the headline and the article's body that the site's template keeps,
@@ -254,7 +222,7 @@ class Detector:
         self.paths = frozenset(map(sys.intern, template.path_set))
         self.known = frozenset(map(sys.intern, template.known_paths))
         self.noise_paths = self.known - self.paths
-        #: every path the template names, coded for :func:`template_sums` and :func:`template_mask`
+        #: every path the template names, coded for :func:`templates_sums` and :func:`template_mask`
         self.path_codes = path_codes(template)
         #: the same as a one-table :func:`merged_codes`, for :func:`templates_sums`
         self.merged_codes = merged_codes([self.path_codes])

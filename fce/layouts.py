@@ -175,7 +175,7 @@ class _Profile:
 
     def of_sums(self, counts: int, n_paths: int) -> float:
         """The match of a page whose ``n_paths`` paths have ``counts`` learning pages in all
-        (:func:`fce.detect.template_sums`)."""
+        (:func:`fce.detect.templates_sums`)."""
         if not n_paths or not self.norm:
             return 0.0
         dot = counts / self.n_pages
@@ -188,7 +188,7 @@ class LayoutChoice:
     of that layout's template (share of the page's text on its paths) and the page's match with its profile.
     ``best`` is the index of the best candidate whether or not it fits (what a caller without a fallback applies);
     without a fitting layout, ``fit`` and ``match`` are that candidate's. ``kept_chars``: the characters of the
-    page's own text on paths that candidate's guided detection keeps (:func:`fce.detect.template_sums`)."""
+    page's own text on paths that candidate's guided detection keeps (:func:`fce.detect.templates_sums`)."""
 
     layout: int
     fit: float

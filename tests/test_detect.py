@@ -146,7 +146,7 @@ def test_template_sums_and_mask_answer_what_the_sets_answer(compiled, monkeypatc
     import random
 
     from fce import blocks
-    from fce.detect import merged_codes, path_codes, template_mask, template_sums, templates_sums
+    from fce.detect import merged_codes, path_codes, template_mask, templates_sums
     from fce.learn import TemplateLearner
     from tests._sites import site_pages
 
@@ -169,11 +169,12 @@ def test_template_sums_and_mask_answer_what_the_sets_answer(compiled, monkeypatc
                                     content_paths={p: 1 for p in paths if rng.random() < 0.3})
         for template in (learned, edited, drawn):
             codes = path_codes(template)
-            assert (template_sums(tree, codes), template_mask(tree, codes)) == _by_sets(tree, template)
+            sums = templates_sums(tree, merged_codes([codes]), 1)[0]
+            assert (sums, template_mask(tree, codes)) == _by_sets(tree, template)
             checked += 1
         # a site's layouts in one pass: the sums of a pass per layout, in the layouts' order
         tables = [path_codes(t) for t in (drawn, learned, edited, drawn)]
         for k in (1, 2, 4):
             assert (templates_sums(tree, merged_codes(tables[:k]), k)
-                    == [template_sums(tree, codes) for codes in tables[:k]])
+                    == [templates_sums(tree, merged_codes([codes]), 1)[0] for codes in tables[:k]])
     assert checked == 3 * len(pages)
