@@ -1,14 +1,15 @@
 """Build of the optional compiled parts (``fce/_segment.pyx``: the segmentation loop; ``fce/_scan.pyx``: the byte
 scans of :mod:`fce.parse`; ``fce/_features.pyx``: term hashing and the similarity search of learning;
-``fce/methods/mainblock.py``: the ``mainblock`` scoring, which guided detection runs; ``fce/metadata.py`` and
-``fce/render/``: the metadata and the structured output); everything else is in pyproject.toml.
+``fce/kernels.py``: the loops over a block tree's columns; ``fce/methods/mainblock.py``: the ``mainblock``
+scoring, which guided detection runs; ``fce/metadata.py`` and ``fce/render/``: the metadata and the structured
+output); everything else is in pyproject.toml.
 
 The segmentation extension reads lxml's tree through lxml's public C API, so it is compiled against the lxml
 headers (a build requirement); all need a C compiler. All are optional: where they cannot be built, the install
 goes on without them, ``fce.blocks`` uses its pure-Python loop, which gives the same blocks (tests/test_blocks.py
 checks both), ``fce.parse`` checks UTF-8 by decoding and searches with ``bytes.find``, ``fce.features`` uses
-scikit-learn's ``HashingVectorizer`` and the sparse product (the same vectors and pairs), and ``mainblock``, the
-metadata and the renderers run as the Python modules they are (written in Cython's pure Python mode: one source,
+scikit-learn's ``HashingVectorizer`` and the sparse product (the same vectors and pairs), and the kernels,
+``mainblock``, the metadata and the renderers run as the Python modules they are (written in Cython's pure Python mode: one source,
 compiled or not; tests compare).
 """
 
