@@ -629,10 +629,12 @@ def methods() -> None:
          "fce._scan not built"),
         ("block vectors and similar blocks (learning)", FEATURES_COMPILED, "fce._features", "Python",
          "fce._features not built"),
+        ("subtree and template sums, boilerplate mask (per page)", runs_compiled("fce.kernels"), "fce/kernels.py",
+         "Python", "not compiled at install"),
         ("mainblock scoring (the fallback and guided detection)", COMPILED, "fce/methods/mainblock.py", "Python",
          "not compiled at install"),
         ("metadata, markdown and HTML output",
-         all(runs_compiled(name) for name in PURE_PYTHON_MODULES if name != "fce.methods.mainblock"),
+         all(runs_compiled(name) for name in PURE_PYTHON_MODULES if name.startswith(("fce.metadata", "fce.render"))),
          "fce/metadata.py, fce/render/", "Python", "not compiled at install"),
     )
     for what, compiled, where, python, missing in parts:

@@ -460,6 +460,10 @@ def test_version_methods_and_help() -> None:
     from fce.methods.mainblock import COMPILED
 
     assert ("mainblock scoring (the fallback and guided detection): compiled" in methods) == COMPILED
+    from fce._accel import runs_compiled
+
+    compiled_kernels = runs_compiled("fce.kernels")
+    assert ("subtree and template sums, boilerplate mask (per page): compiled" in methods) == compiled_kernels
     from fce.blocks import sax_available
 
     assert ("block tree made while parsing (detection, learning): on" in methods) == sax_available()
