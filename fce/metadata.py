@@ -59,11 +59,13 @@ from __future__ import annotations
 import html as html_lib
 import json
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 from urllib.parse import urljoin
+
+from fce._accel import switched_off
 
 __all__ = [
     "Metadata",
@@ -242,6 +244,25 @@ _SYNTAX: dict[type, dict[str, Any]] = {
 _SYNTAX[bytes] = {key: (re.compile(value.pattern.encode(), value.flags & re.IGNORECASE) if isinstance(value, re.Pattern)
                         else tuple(v.encode() for v in value) if isinstance(value, tuple) else value.encode())
                   for key, value in _SYNTAX[str].items()}
+
+
+def _bytes_finder() -> Callable[[bytes, bytes, int, int], int]:
+    """``bytes.find``, compiled where built (``fce/_scan.pyx``: the needle's two rarest bytes tested at many places
+    at once, several times as fast on HTML; the body window's searches were a third of the metadata's time), unless
+    :data:`fce._accel.NO_ACCEL_ENV` switches it off."""
+    if not switched_off():
+        try:
+            from fce._scan import find  # type: ignore[import-not-found]
+        except ImportError:
+            pass
+        else:
+            return find  # type: ignore[no-any-return]
+    return bytes.find
+
+
+#: ``text.find(needle, start, stop)`` for the text and for the bytes, as ``_SYNTAX[type(text)]["find"](…)``.
+_SYNTAX[str]["find"] = str.find
+_SYNTAX[bytes]["find"] = _bytes_finder()
 
 # --- authors -----------------------------------------------------------------------------------------------------
 #: A name as most pages write it, which needs no cleaning: two to four capitalised words, not starting with "By".
@@ -898,7 +919,7 @@ class _Body:
                     return hit
             if first >= 0:
                 return first
-        return text.find(syntax["<h1"], start, stop)  # type: ignore[no-any-return]
+        return syntax["find"](text, syntax["<h1"], start, stop)  # type: ignore[no-any-return]
 
     def dates(self) -> list[str]:
         """Candidate publication dates, best first: ``itemprop="datePublished"`` (then the ``<time>`` elements are
@@ -968,7 +989,7 @@ class _Body:
     def _item_name(self, start: int) -> str | None:
         """The text of the ``itemprop="name"`` element inside the element whose content starts at ``start``."""
         text, syntax = self._text, self._syntax
-        at = text.find(syntax['itemprop="name"'], start, start + MAX_ELEMENT_CHARS)
+        at = syntax["find"](text, syntax['itemprop="name"'], start, start + MAX_ELEMENT_CHARS)
         tag_start = text.rfind(syntax["<"], start, at) if at >= 0 else -1
         if tag_start < 0:
             return None
@@ -980,14 +1001,14 @@ class _Body:
         window, read as a browser shows it (inline tags joined, ``<br>`` a space)."""
         start, stop = self.window()
         text, syntax = self._text, self._syntax
-        paragraph_tag, end_tag, p_tag = syntax["paragraph"], syntax["</"], syntax["<p"]
+        paragraph_tag, end_tag, p_tag, find = syntax["paragraph"], syntax["</"], syntax["<p"], syntax["find"]
         for _ in range(MAX_PARAGRAPHS):
             match = paragraph_tag.search(text, start, stop)
             if match is None:
                 return None
             start = match.end()
-            end = text.find(end_tag, start, start + MAX_ELEMENT_CHARS)  # a paragraph ends at its first end tag …
-            following = text.find(p_tag, start, end) if end >= 0 else -1  # … or where the next one starts
+            end = find(text, end_tag, start, start + MAX_ELEMENT_CHARS)  # a paragraph ends at its first end tag …
+            following = find(text, p_tag, start, end) if end >= 0 else -1  # … or where the next one starts
             end = following if following >= 0 else end
             if end < 0:
                 continue
@@ -1007,12 +1028,13 @@ def _decoded(text: str | bytes) -> str:
 
 def _find_all(text: Any, needle: Any, start: int, stop: int, limit: int = MAX_HITS) -> Iterator[int]:
     """Where ``needle`` occurs in ``text[start:stop]`` (the first ``limit``)."""
-    pos = text.find(needle, start, stop)
+    find = _SYNTAX[type(text)]["find"]
+    pos = find(text, needle, start, stop)
     for _ in range(limit):
         if pos < 0:
             return
         yield pos
-        pos = text.find(needle, pos + len(needle), stop)
+        pos = find(text, needle, pos + len(needle), stop)
 
 
 def _tag_at(text: str | bytes, pos: int) -> tuple[str, dict[str, str], int]:

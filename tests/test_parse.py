@@ -413,6 +413,31 @@ def test_the_meta_charset_search_is_the_regex(impl):
         meta_charset(b"<meta charset=x>", -1)
 
 
+
+def test_the_compiled_find_is_bytes_find():
+    # fce.metadata reads the body window with it: the needle's two rarest bytes tested a chunk (128 bytes) at a time
+    find = pytest.importorskip("fce._scan").find
+    for needle in (b"<h1", b"uthor", b"datePublished", b"aa", b"a", b"<", b"ab" * 70, b"\x00\xff"):
+        for pad in PADDINGS:
+            for tail in (b"", b"x", b"x" * 130):
+                data = b"a" * pad + needle + tail
+                for start in (-1, 0, 1, pad, pad + 1):
+                    for stop in (-1, 0, pad + len(needle) - 1, pad + len(needle), len(data), len(data) + 5):
+                        assert find(data, needle, start, stop) == data.find(needle, start, stop), (
+                            needle, pad, tail, start, stop)
+
+    pieces = st.sampled_from([b"<", b"h", b"1", b"<h1", b"uthor", b"a", b" ", b"\xc3\xa9", b"x" * 100, b"\x00"])
+
+    @given(st.lists(pieces, max_size=12), st.lists(pieces, max_size=3), st.integers(-3, 400), st.integers(-3, 500))
+    @settings(max_examples=1500, deadline=None)
+    def agrees(parts, needle_parts, start, stop):
+        data, needle = b"".join(parts), b"".join(needle_parts)
+        assert find(data, needle, start, stop) == data.find(needle, start, stop)
+
+    agrees()
+    with pytest.raises(TypeError):
+        find("text", b"t", 0, 4)
+
 def test_the_compiled_scans_are_built():
     # like the compiled segmentation (tests/test_blocks.py): the suite must not quietly test the fallback only
     import os
