@@ -273,14 +273,15 @@ class _Reader:
             return False
         end = self.ends[i]
         special = self.special
-        at = bisect_left(special, i)
-        if at < len(special) and special[at] < end:
-            return False
+        if special:  # (none in most subtrees read without links)
+            at = bisect_left(special, i)
+            if at < len(special) and special[at] < end:
+                return False
         return _STRUCTURAL_TAGS.isdisjoint(self.tags[i:end])
 
     @cython.ccall
     @cython.locals(k=cython.Py_ssize_t, n=cython.Py_ssize_t, at=cython.Py_ssize_t, parts=tuple, chunks=list,
-                   tags=list)
+                   tags=list, text=str)
     def walk(self, i: int) -> None:
         """Feed block ``i``'s text pieces and marks to the run; a sub-block that is not inline ends the run before
         and after it (in a heading: a space). Written for speed: it runs for every block rendered."""
@@ -317,9 +318,13 @@ class _Reader:
                     if tag in _STRUCTURAL_TAGS:
                         self.block(part)  # type: ignore[arg-type]
                     elif self.plain(part):  # type: ignore[arg-type]
-                        for line in self.text_of(part).split("\n"):  # type: ignore[arg-type]
-                            if line:
-                                self.sink.append(_paragraph((line,)))
+                        text = self.text_of(part)  # type: ignore[arg-type]
+                        if "\n" in text:
+                            for line in text.split("\n"):
+                                if line:
+                                    self.sink.append(_paragraph((line,)))
+                        elif text:  # (most: a paragraph)
+                            self.sink.append(_paragraph((text,)))
                     else:
                         self.walk(part)  # type: ignore[arg-type]
                     if chunks:

@@ -157,7 +157,9 @@ def _md_text(text: str) -> str:
     return _LINE_START.sub(_escape_line_start, text) if text[0] in _LINE_STARTS else text
 
 
-def _md_inline(inline: Inline, links: Links, *, heading: bool = False, table: bool = False) -> str:
+@cython.ccall
+@cython.locals(k=cython.Py_ssize_t, n=cython.Py_ssize_t, line_start=cython.bint, segments=list, out=list)
+def _md_inline(inline: Inline, links: Links, heading: bool = False, table: bool = False) -> str:
     """Inline content as markdown, line breaks as ``\\`` and a new line (a space in a heading or a table cell)."""
     if len(inline) == 1 and inline[0].__class__ is str:  # (most paragraphs: text alone)
         if heading:
@@ -174,12 +176,13 @@ def _md_inline(inline: Inline, links: Links, *, heading: bool = False, table: bo
         plain |= bad
     out: list[str] = []
     line_start = not (heading or table)  # (a heading's or a cell's text is not at the start of a line)
-    for k, (text, role, _) in enumerate(segments):
+    n = len(segments)
+    for k in range(n):
+        text, role, _ = segments[k]
         if role == _TEXT:
-            if line_start:
+            if line_start and text and (text[0] in "#>+=-" or text[0].isdecimal()):  # (what _LINE_START can match)
                 text = _LINE_START.sub(_escape_line_start, text)
-            if k + 1 < len(segments) and segments[k + 1][1] == _OPEN and segments[k + 1][0] == "[" and \
-                    text.endswith("!"):
+            if k + 1 < n and segments[k + 1][1] == _OPEN and segments[k + 1][0] == "[" and text.endswith("!"):
                 text = text[:-1] + "\\!"  # (![…] would be an image)
         out.append(text)
         line_start = role == _BREAK_SEGMENT
@@ -245,6 +248,8 @@ def _plain_text(inline: Inline) -> Iterator[str]:
             yield from _plain_text(item.children)  # type: ignore[union-attr]
 
 
+@cython.locals(n=cython.Py_ssize_t, k=cython.Py_ssize_t, end=cython.Py_ssize_t, left=cython.bint, right=cython.bint,
+               nested=cython.bint, around=list, bad=set)
 def _unparsable(segments: list[list]) -> set[int]:
     """The spans whose delimiters would not be read as such where they fall: CommonMark's flanking rules for the
     run of ``*`` (or ``~``) a delimiter is in; delimiters of two spans of one kind in a run (``*a**b*``); of two
@@ -278,6 +283,21 @@ def _unparsable(segments: list[list]) -> set[int]:
             not _is_punct(after) or before is None or _is_space(before) or _is_punct(before))
         right = before is not None and not _is_space(before) and (
             not _is_punct(before) or after is None or _is_space(after) or _is_punct(after))
+        if end == k + 1:  # (most runs: one delimiter; what the loops below do with a run of one, without its sets)
+            nested = False
+            if left and right:
+                for key_, ch in around:  # (a loop, not any(): a compiled function takes no generator)
+                    if ch == text[0] and key_ != key:
+                        nested = True
+                        break
+            if nested or not (left if role == _OPEN else right):
+                bad.add(key)
+            if role == _OPEN:
+                around.append((key, text[0]))
+            else:
+                _close(around, key)
+            k = end
+            continue
         run = segments[k:end]
         keys = {seg[2] for seg in run}
         closing = {_KINDS_OF[seg[0]] for seg in run if seg[1] == _CLOSE}
@@ -310,6 +330,8 @@ def _close(around: list[tuple[int, str]], key: int) -> None:
 _KINDS_OF = {delimiter: kind for kind, delimiter in _DELIMITERS.items()}
 
 
+@cython.ccall
+@cython.locals(k=cython.Py_ssize_t, j=cython.Py_ssize_t)
 def _char_before(segments: list[list], k: int) -> str | None:
     for j in range(k - 1, -1, -1):
         if segments[j][0]:
@@ -317,6 +339,8 @@ def _char_before(segments: list[list], k: int) -> str | None:
     return None
 
 
+@cython.ccall
+@cython.locals(k=cython.Py_ssize_t, j=cython.Py_ssize_t)
 def _char_after(segments: list[list], k: int) -> str | None:
     for j in range(k + 1, len(segments)):
         if segments[j][0]:
@@ -328,13 +352,24 @@ def _char_after(segments: list[list], k: int) -> str | None:
 _MD_SPACE = frozenset("\t\n\x0b\x0c\r")
 
 
+@cython.ccall
 def _is_space(ch: str) -> bool:
+    if ch < "\x80":  # (most characters: no call of unicodedata's)
+        return ch in _ASCII_SPACE
     return ch in _MD_SPACE or unicodedata.category(ch) == "Zs"
 
 
+@cython.ccall
 def _is_punct(ch: str) -> bool:
     """CommonMark's punctuation: Unicode punctuation and symbols (ASCII's are all among them)."""
+    if ch < "\x80":
+        return ch in _ASCII_PUNCT
     return unicodedata.category(ch)[0] in "PS"
+
+
+#: The ASCII characters :func:`_is_space` and :func:`_is_punct` accept, by their general rule.
+_ASCII_SPACE = frozenset(ch for ch in map(chr, range(0x80)) if ch in _MD_SPACE or unicodedata.category(ch) == "Zs")
+_ASCII_PUNCT = frozenset(ch for ch in map(chr, range(0x80)) if unicodedata.category(ch)[0] in "PS")
 
 
 #: Characters that would start markup anywhere (CommonMark's inlines, GitHub's tables and strike-through), and an
