@@ -503,6 +503,8 @@ class _Reader:
     def cell(self, i: int, state: _TableState) -> None:
         nodes = self.inside(i, None)
         state.nodes.extend(nodes)
+        if not state.ok:  # (no table: its cells' content is all it is written as, in state.nodes)
+            return
         line = one_line(nodes)
         if line is None:
             state.ok = False
@@ -539,16 +541,19 @@ _STRUCTURAL_TAGS = frozenset({*HEADING_LEVELS, *LIST_TAGS, "li", "table", *_TABL
 _EDGE_BLANK_LINES = re.compile(r"\A(?:[^\S\n]*\n)+")
 
 
+@cython.ccall
+@cython.locals(out=list)
 def one_line(nodes: list[Node]) -> Inline | None:
     """The inline content of a table cell's nodes, paragraphs and headings joined by spaces; None if it holds
     anything else."""
     out: list[str | _Break | Span] = []
     for node in nodes:
-        if not isinstance(node, Paragraph | Heading):
+        if not isinstance(node, (Paragraph, Heading)):
             return None
         if out:
             out.append(" ")
-        out.extend(" " if item is BREAK else item for item in node.inline)
+        for item in node.inline:  # (a loop, not a generator: called for every table cell)
+            out.append(" " if item is BREAK else item)
     return tuple(out)
 
 
