@@ -1,3 +1,4 @@
+# cython: annotation_typing=False
 """Links in structured output: written or not, their hrefs resolved against the page's URL."""
 
 from __future__ import annotations
