@@ -31,6 +31,7 @@ from fce.render import (
     to_html,
     to_markdown,
 )
+from fce.render.document import _TOKENS, _tokens, join_pieces
 from fce.render.html import _escape_attribute, _escape_text
 from fce.render.links import Links
 from fce.render.markdown import _MAY_ESCAPE, _markdown_nodes, _may_escape
@@ -437,11 +438,24 @@ def test_an_extraction_says_whether_its_cover_is_exact(mode):
 
 
 @settings(max_examples=300, deadline=None)
-@given(text=st.text(alphabet=st.sampled_from(list("ab <>&\"'`*[]|~_\\#\n\xa0é中😀")), max_size=30))
+@given(text=st.text(alphabet=st.sampled_from(list("ab <>&\"'`*[]|~_\\#\n\xa0é中😀")), max_size=100))
 def test_the_writers_escape_as_the_library_does(text):
-    # (compiled: the markdown's scan for what it escapes is a loop of its own, the HTML escapes called from C)
+    # (compiled: the markdown's scan for what it escapes is a loop of its own below MAY_ESCAPE_LOOP_CHARS, searches
+    # for each character above; the HTML escapes called from C)
     assert _may_escape(text) is (_MAY_ESCAPE.search(text) is not None)
     assert _escape_text(text) == html.escape(text, quote=False) and _escape_attribute(text) == html.escape(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(["a", " ", "\t", "\n", "\x85", "\u3000", "é", "中", "\ud800", "\ud801"]),
+                    max_size=40))
+def test_a_run_is_read_token_by_token_as_the_pattern_splits_it(text):
+    # (compiled: a loop over the characters, and each token's whitespace collapsed by join_pieces)
+    tokens = _tokens(text)
+    assert tokens == _TOKENS.split(text)
+    for token in tokens:
+        if "\n" not in token:
+            assert join_pieces([token]) == " ".join(token.split())
 
 
 def test_links_split_the_url_only_for_a_relative_href():
