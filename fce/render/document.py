@@ -228,6 +228,7 @@ class _Reader:
     items: list[tuple[Node, ...]] | None = cython.declare(object)  # the innermost list's items (None: not in one)
     bare: _TableState | None = cython.declare(object)  # the table whose rows (not a cell) are being read
 
+    @cython.locals(marks=dict)
     def __init__(self, tree: BlockTree, root: int, covered: frozenset[int] | None, links: bool = True) -> None:
         self.root = root
         self.kept = covered
@@ -236,9 +237,13 @@ class _Reader:
         self.tags = tree.columns.tags
         self.ends = tree.columns.ends
         self.sources = tree.preformatted(root)
-        self.marks = {}
+        marks = self.marks = {}
         for mark in tree.marks(root, covered, links=links):
-            self.marks.setdefault(mark[0], []).append(mark)  # (by Mark.block, read by position)
+            bucket = marks.get(mark[0])  # (by Mark.block, read by position)
+            if bucket is None:
+                marks[mark[0]] = [mark]
+            else:
+                bucket.append(mark)
         # the blocks with marks or line breaks, in order: a subtree without any (nor a structural tag) is its plain
         # text, one paragraph a line (:meth:`plain`)
         self.special = sorted({*self.marks, *tree.line_breaks(root, covered)})

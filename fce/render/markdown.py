@@ -190,10 +190,13 @@ def _md_inline(inline: Inline, links: Links, heading: bool = False, table: bool 
     return _closing_hashes(text) if heading else text
 
 
+@cython.ccall
+@cython.locals(out=list, plain=set, flat=cython.bint, table=cython.bint, in_link=cython.bint, delimited=cython.bint)
 def _md_segments(inline: Inline, links: Links, plain: set[int], out: list[list], flat: bool, table: bool,
                  in_link: bool = False) -> bool:
     """Append the segments of ``inline`` to ``out`` (spans in ``plain`` as their content alone); whether there is
-    emphasis or code among them (whose delimiters may not parse)."""
+    emphasis or code among them (whose delimiters may not parse). (Called from C where compiled, a span's fields
+    read by position: kind, children, href.)"""
     delimited = False
     for item in inline:
         if item.__class__ is str:
@@ -202,24 +205,25 @@ def _md_segments(inline: Inline, links: Links, plain: set[int], out: list[list],
             out.append([" " if flat else "\\\n", _TEXT if flat else _BREAK_SEGMENT, None])
         else:
             span: Span = item  # type: ignore[assignment]
+            kind, children, href = span
             key = id(span)
             if key in plain:
-                delimited |= _md_segments(span.children, links, plain, out, flat, table, in_link)
-            elif span.kind == "code" and not (in_link and _BRACKETS.search(_code_text(span, table))):
+                delimited |= _md_segments(children, links, plain, out, flat, table, in_link)
+            elif kind == "code" and not (in_link and _BRACKETS.search(_code_text(span, table))):
                 out.append([_code_span(_code_text(span, table)), _CODE, key])
                 delimited = True
-            elif span.kind == "link" and (href := links.href(span.href)) is not None:
+            elif kind == "link" and (href := links.href(href)) is not None:
                 out.append(["[", _OPEN, key])
-                delimited |= _md_segments(span.children, links, plain, out, flat, table, True)
+                delimited |= _md_segments(children, links, plain, out, flat, table, True)
                 out.append([f"]({_destination(href)})", _CLOSE, key])
-            elif span.kind in _DELIMITERS:
-                delimiter = _DELIMITERS[span.kind]
+            elif kind in _DELIMITERS:
+                delimiter = _DELIMITERS[kind]
                 out.append([delimiter, _OPEN, key])
-                _md_segments(span.children, links, plain, out, flat, table, in_link)
+                _md_segments(children, links, plain, out, flat, table, in_link)
                 out.append([delimiter, _CLOSE, key])
                 delimited = True
             else:  # no markdown for it (sub, sup), or a link not written
-                delimited |= _md_segments(span.children, links, plain, out, flat, table, in_link)
+                delimited |= _md_segments(children, links, plain, out, flat, table, in_link)
     return delimited
 
 
