@@ -9,8 +9,8 @@ headers (a build requirement); all need a C compiler. All are optional: where th
 goes on without them, ``fce.blocks`` uses its pure-Python loop, which gives the same blocks (tests/test_blocks.py
 checks both), ``fce.parse`` checks UTF-8 by decoding and searches with ``bytes.find``, ``fce.features`` uses
 scikit-learn's ``HashingVectorizer`` and the sparse product (the same vectors and pairs), and the kernels,
-``mainblock``, the metadata and the renderers run as the Python modules they are (written in Cython's pure Python mode: one source,
-compiled or not; tests compare).
+``mainblock``, the metadata and the renderers run as the Python modules they are (written in Cython's pure Python
+mode: one source, compiled or not; tests compare).
 """
 
 import ast
