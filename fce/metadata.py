@@ -238,8 +238,10 @@ _BYLINE_HINT = re.compile(r"byline|author|dateline|writtenby|p-author", re.IGNOR
 #: from it (decoding the whole page was a sixth of the metadata's time).
 _SYNTAX: dict[type, dict[str, Any]] = {
     str: {"tag_at": _TAG_AT, "paragraph": _PARAGRAPH, "attributes": _BYLINE_ATTRIBUTES,
+          "script_end": _SCRIPT_END,
           **{needle: needle for needle in ("<", ">", "=", "<h1", "<h2", "<H1", "<H2", "datePublished", "<time",
-                                           "uthor", "yline", 'itemprop="name"', "</", "<p")}},
+                                           "uthor", "yline", 'itemprop="name"', "</", "<p", "application/ld+json",
+                                           "script", "<!--", "-->", "</script")}},
 }
 _SYNTAX[bytes] = {key: (re.compile(value.pattern.encode(), value.flags & re.IGNORECASE) if isinstance(value, re.Pattern)
                         else tuple(v.encode() for v in value) if isinstance(value, tuple) else value.encode())
@@ -400,10 +402,13 @@ def extract_metadata(html: str | bytes, *, url: str | None = None, read_body: bo
     data_head_end = 0
     if not isinstance(html, str):
         html = bytes(html) if isinstance(html, bytes | bytearray) else b""
-        end = _HEAD_END_BYTES.search(html, 0, HEAD_MAX_CHARS) if linked_data is not None else None
+        end = _HEAD_END_BYTES.search(html, 0, HEAD_MAX_CHARS)
         if end is None:
             html = html.decode("utf-8", "replace")
         else:  # (the head ends at an ASCII "<": its bytes decode to the text's first characters)
+            if linked_data is None:  # (bytes are read as bytes however the page was parsed: the same windows)
+                first = _SYNTAX[bytes]["find"](html, b"application/ld+json", 0, len(html))
+                linked_data = list(_json_ld_sources(html, first)) if first >= 0 else []
             data, data_head_end, html = html, end.start(), html[:end.start()].decode("utf-8", "replace")
     url = url if isinstance(url, str) else None
     head_end = _head_end(html) if data is None else len(html)
@@ -689,7 +694,7 @@ def _linked_data(text: str, scripts: Sequence[str] | None = None) -> dict[str, A
         nodes = _json_nodes(_json_ld_scripts(scripts)) if scripts else None
     else:
         first = text.find("application/ld+json")
-        nodes = _json_nodes(_json_ld_documents(text, first)) if first >= 0 else None
+        nodes = _json_nodes(_json_ld_scripts(list(_json_ld_sources(text, first)))) if first >= 0 else None
     if not nodes:
         return {}
     best = min((*_rank(node), index) for index, node in enumerate(nodes))
@@ -708,38 +713,45 @@ def _linked_data(text: str, scripts: Sequence[str] | None = None) -> dict[str, A
     return fields
 
 
-def _json_ld_documents(text: str, first: int) -> Iterator[Any]:
-    """The parsed JSON of the ``application/ld+json`` scripts from the one at ``first`` (bounded; unparsable ones
-    skipped)."""
+#: UTF-8 writes a character in at most this many bytes: a script's end is searched for this much further in bytes.
+UTF8_MAX_BYTES = 4
+
+
+def _json_ld_sources(text: str | bytes, first: int) -> Iterator[str]:
+    """The text of the ``application/ld+json`` scripts from the one at ``first`` (bounded), in the page's text or
+    its UTF-8 bytes; a script not ended within JSON_LD_MAX_CHARS characters is skipped (by
+    :func:`_json_ld_scripts`, where it is read in bytes)."""
+    syntax = _SYNTAX[type(text)]
+    find, ld, lt, gt, script = syntax["find"], syntax["application/ld+json"], syntax["<"], syntax[">"], syntax["script"]
+    span = JSON_LD_MAX_CHARS if isinstance(text, str) else UTF8_MAX_BYTES * JSON_LD_MAX_CHARS
+    size = len(text)
     pos = first
     for _ in range(JSON_LD_MAX_SCRIPTS):
-        hit = text.find("application/ld+json", pos)
+        hit = find(text, ld, pos, size)
         if hit < 0:
             return
         pos = hit + 19
-        tag_start = text.rfind("<", max(0, hit - MAX_TAG_CHARS), hit)
-        open_end = text.find(">", hit, hit + MAX_TAG_CHARS)
-        if open_end < 0 or tag_start < 0 or text[tag_start + 1:tag_start + 7].lower() != "script":
+        tag_start = text.rfind(lt, max(0, hit - MAX_TAG_CHARS), hit)  # type: ignore[arg-type]
+        open_end = find(text, gt, hit, hit + MAX_TAG_CHARS)
+        if open_end < 0 or tag_start < 0 or text[tag_start + 1:tag_start + 7].lower() != script:
             continue
-        comment = text.rfind("<!--", 0, tag_start)
-        if comment >= 0 and text.find("-->", comment + 4, tag_start) < 0:
+        comment = text.rfind(syntax["<!--"], 0, tag_start)  # type: ignore[arg-type]
+        if comment >= 0 and find(text, syntax["-->"], comment + 4, tag_start) < 0:
             continue  # a script commented out: no browser runs it, and the parse never sees it
-        close = text.find("</script", open_end, open_end + JSON_LD_MAX_CHARS)
+        close = find(text, syntax["</script"], open_end, open_end + span)
         if close < 0:
-            match = _SCRIPT_END.search(text, open_end, open_end + JSON_LD_MAX_CHARS)
+            match = syntax["script_end"].search(text, open_end, open_end + span)
             if match is None:
-                if open_end + JSON_LD_MAX_CHARS >= len(text):
+                if open_end + span >= size:
                     return  # no script after this one can end either
                 continue
             close = match.start()
         pos = close
-        document = _load_json(text[open_end + 1:close])
-        if document is not None:
-            yield document
+        yield _decoded(text[open_end + 1:close])
 
 
 def _json_ld_scripts(scripts: Sequence[str]) -> Iterator[Any]:
-    """The parsed JSON of the scripts' text, as :func:`_json_ld_documents` reads it from the page."""
+    """The parsed JSON of the scripts' text (:func:`_json_ld_sources`, or found by the parse)."""
     for source in scripts[:JSON_LD_MAX_SCRIPTS]:
         document = _load_json(source) if len(source) <= JSON_LD_MAX_CHARS else None
         if document is not None:

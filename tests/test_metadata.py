@@ -596,6 +596,26 @@ def test_bytes_with_the_linked_data_known_give_what_the_text_gives() -> None:
     assert meta.authors == ("José Ramírez",) and meta.published == "2021-03-04"
 
 
+def test_bytes_give_the_same_metadata_with_the_linked_data_found_or_known() -> None:
+    # the page's bytes are read as bytes whether the parse found its JSON-LD (parse_page(blocks=…)) or not: the
+    # body window has the same bounds either way (in bytes, wider or narrower than in characters where the
+    # page is not ASCII)
+    from fce.parse import parse_page
+    from fce.pipeline import page_metadata
+
+    ld = '<script type="application/ld+json">{"@type": "NewsArticle", "author": {"name": "Jo Doe"}}</script>'
+    filler = "<div>" + "\u8b70\u6703\u4eca\u5929\u8a0e\u8ad6\u3002" * 140 + "</div>"  # 2,048 characters in, not bytes
+    lead = "<p>" + "\u5e02\u8b70\u6703\u6628\u5929\u901a\u904e\u4e86\u65b0\u7684\u9810\u7b97\u6848\u3002" * 12
+    for head, scripts in (("<title>\u9810\u7b97\u6848</title>", []),
+                          ("<title>\u9810\u7b97\u6848</title>" + ld, [ld[ld.index(">") + 1:-len("</script>")]])):
+        html = page(head, filler + lead + "</p>").encode()
+        meta = extract_metadata(html)
+        assert meta == extract_metadata(html, linked_data=scripts)
+        assert page_metadata(parse_page(html)) == page_metadata(parse_page(html, blocks="qualified")) == meta
+    found = extract_metadata(page("<title>t</title>" + ld, "<p>x</p>").encode())
+    assert found.authors == ("Jo Doe",)  # the JSON-LD is read from the bytes
+
+
 _TAGS = st.sampled_from(["<meta ", "<meta name=", '"', "'", "content=", "<title>", "</title>", "<link rel=",
                          "canonical", "href=", '<script type="application/ld+json">', "</script>", "{", "}", "[",
                          "]", '"@type":"Article"', '"author":', "<time datetime=", "<h1>", "<p>", "</p>",
