@@ -407,8 +407,7 @@ def extract_metadata(html: str | bytes, *, url: str | None = None, read_body: bo
             html = html.decode("utf-8", "replace")
         else:  # (the head ends at an ASCII "<": its bytes decode to the text's first characters)
             if linked_data is None:  # (bytes are read as bytes however the page was parsed: the same windows)
-                first = _SYNTAX[bytes]["find"](html, b"application/ld+json", 0, len(html))
-                linked_data = list(_json_ld_sources(html, first)) if first >= 0 else []
+                linked_data = list(_json_ld_sources(html))
             data, data_head_end, html = html, end.start(), html[:end.start()].decode("utf-8", "replace")
     url = url if isinstance(url, str) else None
     head_end = _head_end(html) if data is None else len(html)
@@ -690,11 +689,9 @@ def _linked_data(text: str, scripts: Sequence[str] | None = None) -> dict[str, A
     """What JSON-LD says, cleaned: the fields of the page's main entity (the best-ranked node, the first of
     equals: see _rank) and the site name (its publisher's name, else the ``WebSite`` node's). ``scripts``: the
     JSON-LD scripts' text, where known (else they are searched for in ``text``)."""
-    if scripts is not None:
-        nodes = _json_nodes(_json_ld_scripts(scripts)) if scripts else None
-    else:
-        first = text.find("application/ld+json")
-        nodes = _json_nodes(_json_ld_scripts(list(_json_ld_sources(text, first)))) if first >= 0 else None
+    if scripts is None:
+        scripts = list(_json_ld_sources(text))
+    nodes = _json_nodes(_json_ld_scripts(scripts)) if scripts else None
     if not nodes:
         return {}
     best = min((*_rank(node), index) for index, node in enumerate(nodes))
@@ -717,20 +714,20 @@ def _linked_data(text: str, scripts: Sequence[str] | None = None) -> dict[str, A
 UTF8_MAX_BYTES = 4
 
 
-def _json_ld_sources(text: str | bytes, first: int) -> Iterator[str]:
-    """The text of the ``application/ld+json`` scripts from the one at ``first`` (bounded), in the page's text or
-    its UTF-8 bytes; a script not ended within JSON_LD_MAX_CHARS characters is skipped (by
-    :func:`_json_ld_scripts`, where it is read in bytes)."""
+def _json_ld_sources(text: str | bytes) -> Iterator[str]:
+    """The text of the page's first ``application/ld+json`` scripts (bounded), in its text or its UTF-8 bytes; a
+    script not ended within JSON_LD_MAX_CHARS characters is skipped (by :func:`_json_ld_scripts`, where it is read
+    in bytes)."""
     syntax = _SYNTAX[type(text)]
     find, ld, lt, gt, script = syntax["find"], syntax["application/ld+json"], syntax["<"], syntax[">"], syntax["script"]
     span = JSON_LD_MAX_CHARS if isinstance(text, str) else UTF8_MAX_BYTES * JSON_LD_MAX_CHARS
     size = len(text)
-    pos = first
+    pos = 0
     for _ in range(JSON_LD_MAX_SCRIPTS):
         hit = find(text, ld, pos, size)
         if hit < 0:
             return
-        pos = hit + 19
+        pos = hit + len(ld)
         tag_start = text.rfind(lt, max(0, hit - MAX_TAG_CHARS), hit)  # type: ignore[arg-type]
         open_end = find(text, gt, hit, hit + MAX_TAG_CHARS)
         if open_end < 0 or tag_start < 0 or text[tag_start + 1:tag_start + 7].lower() != script:
