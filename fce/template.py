@@ -202,9 +202,9 @@ class Template:
             noise = data.get("noise_paths")
             title = data.get("title_path")
             learned = LearnParams.from_dict(params)
-            # paths stored with the document's root or body qualified (before UNQUALIFIED_TAGS) are read as
-            # today's segmentation spells them; the pages of different bodies are different pages, so the page
-            # counts of paths that become one add up
+            # paths stored with the document's root or body qualified (by an fce without UNQUALIFIED_TAGS) are read
+            # as the segmentation spells them, unqualified; the pages of different bodies are different pages, so
+            # the page counts of paths that become one add up
             path = unqualified_root if learned.path_style == "qualified" else str
             template = cls(
                 site=str(data["site"]),
