@@ -47,11 +47,19 @@ def test_utf8_bytes_under_a_legacy_label_are_read_as_utf8():
     assert body_text(served) == chinese
 
 
-def test_a_legacy_label_stays_where_the_bytes_are_not_utf8_or_hardly_differ():
+def test_a_legacy_label_stays_where_the_bytes_are_not_utf8_or_all_ascii():
     chinese = "谷歌在2014年收购的人工智能公司开发出一款计算机。"
     gbk = f'<html><head><meta charset="gb2312"></head><body><p>{chinese}</p></body></html>'.encode("gb18030")
     assert body_text(parse_page(gbk)) == chinese
-    assert body_text(parse_page("<p>caf\u00e9</p>".encode(), declared_charset="windows-1252")) == "cafÃ©"
+    japanese = "人工知能の会社"
+    jis = f"<p>{japanese}</p>".encode("iso-2022-jp")  # 7-bit bytes: valid UTF-8 that only the label decodes
+    assert body_text(parse_page(jis, declared_charset="iso-2022-jp")) == japanese
+
+
+def test_one_utf8_character_under_a_legacy_label_reads_as_utf8():
+    assert body_text(parse_page("<p>caf\u00e9</p>".encode(), declared_charset="windows-1252")) == "caf\u00e9"
+    assert body_text(parse_page("<p>caf\u00e9 cr\u00e8me</p>".encode("cp1252"), declared_charset="windows-1252")) == (
+        "caf\u00e9 cr\u00e8me")
 
 
 def test_undecodable_bytes_never_raise():
