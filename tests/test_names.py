@@ -17,6 +17,9 @@ from fce.names import aside_named, furniture_item, name_words, noise_named
         ("HTML.BODY.DIV[.header].P", False),  # "ad" is matched as a whole token only
         ("HTML.BODY.DIV.P", False),
         ("HTML.BODY.DIV[.article].P[.comment-text]", True),
+        ("HTML.BODY.DIV[#stgOpinie].DIV[#opOpinie .opOpinie].DIV[.opOpinia].DIV[.opTresc].P", True),  # Polish
+        ("HTML.BODY.DIV[.tb_najczesciej_komentowane].UL.LI", True),  # "most commented", Polish
+        ("HTML.BODY.DIV[.section-opinion].DIV.P", False),  # the op-ed section: articles
     ],
 )
 def test_noise_named(path, expected):

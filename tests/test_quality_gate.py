@@ -35,7 +35,7 @@ FLOORS: dict[tuple[str, str, str], float] = {
     ("readability", "mainblock", "page"): 0.971,
     ("msv-big9", TEMPLATE_METHOD, "site"): 0.977,
     ("cleanportaleval", TEMPLATE_METHOD, "site"): 0.981,
-    ("daniel", TEMPLATE_METHOD, "site"): 0.925,
+    ("daniel", TEMPLATE_METHOD, "site"): 0.932,
     ("dragnet", TEMPLATE_METHOD, "site"): 0.944,
 }
 
