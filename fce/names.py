@@ -7,23 +7,25 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ASIDE_NAME_PARTS", "CONTENT_NAME_TOKENS", "NOISE_NAME_PARTS", "NOISE_NAME_TOKENS", "PRINT_NEGATIONS",
-           "aside_named", "furniture_item", "name_words", "noise_named"]
+__all__ = ["ASIDE_NAME_PARTS", "COMMENT_NAME_PARTS", "CONTENT_NAME_TOKENS", "NOISE_NAME_PARTS", "NOISE_NAME_TOKENS",
+           "PRINT_NEGATIONS", "aside_named", "furniture_item", "name_words", "noise_named"]
 
+#: Words in the id/class names of readers' comments, matched anywhere inside a name (``postcomments``). Comments
+#: are named in the site's language too: Polish ``opinie``/``opinia`` (wiadomosci.wp.pl's ``#opOpinie``, one
+#: ``div.opOpinia`` per comment) and ``komentarz``, Croatian ``komentaren``; English ``opinions`` ("top opinions",
+#: ``mod_comments opinions``) but not ``opinion``, the op-ed section whose pages are articles. Every element of
+#: ``../shared/data`` so named with 20 words or more keeps at most 0.28 of them in the gold. Measured, beside
+#: ``comment`` and ``disqus``: with templates, daniel-small site-macro word F1 +0.0075 (wiadomosci.wp.pl 0.39 →
+#: 0.79); ``mainblock`` (step 14), daniel-small page mean +0.0012; the other sets ±0.
+COMMENT_NAME_PARTS = ("comment", "disqus", "opinions", "opinie", "opinia", "koment")
 #: Words in the id/class names of a qualified path that mark page furniture, not content. A block on such a path is
 #: never content while learning: comments, author boxes and "related" lists are unique per page, so repetition
 #: alone (ContentExtractor) calls them content. The same kind of name list readability and boilerpipe use.
-#: These match anywhere inside a name (``postcomments``, ``trb_embed_related``, ``datestamp``)… Readers' comments
-#: are named in the site's language too: Polish ``opinie``/``opinia`` (wiadomosci.wp.pl's ``#opOpinie``, one
-#: ``div.opOpinia`` per comment) and ``komentarz``, Croatian ``komentaren``; English ``opinions`` ("top opinions",
-#: ``mod_comments opinions``) but not ``opinion``, the op-ed section whose pages are articles. Measured with
-#: templates: daniel-small site-macro word F1 +0.0075 (wiadomosci.wp.pl 0.39 → 0.79), the other sets ±0; every
-#: element of ``../shared/data`` so named with 20 words or more keeps at most 0.28 of them in the gold.
-NOISE_NAME_PARTS = (
-    "comment", "disqus", "sidebar", "footer", "sponsor", "related", "promo", "breadcrumb", "newsletter",
+#: These match anywhere inside a name (``trb_embed_related``, ``datestamp``)…
+NOISE_NAME_PARTS = COMMENT_NAME_PARTS + (
+    "sidebar", "footer", "sponsor", "related", "promo", "breadcrumb", "newsletter",
     "outbrain", "taboola", "stamp", "byline", "dateline", "signup", "subscribe", "trending", "popular", "advert",
     "social", "sharing", "toolbar", "masthead", "cookie", "recirc", "recommend",
-    "opinions", "opinie", "opinia", "koment",
 )  # fmt: skip
 #: …these only as a whole name token (``ad`` must not match ``header`` or ``lead``).
 #: ``print`` names a page's copy for printing (``#print-layer``: wprost.pl holds the article twice; daniel-small

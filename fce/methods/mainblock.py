@@ -113,7 +113,7 @@ from fce.blocks import (
 )
 from fce.extraction import ExtractedBlock
 from fce.methods import register
-from fce.names import furniture_item, name_words
+from fce.names import COMMENT_NAME_PARTS, furniture_item, name_words
 from fce.parse import Page
 
 __all__ = ["COMPILED", "PageBlocks", "extract_page", "mainblock", "page_comments", "select_main", "select_page"]
@@ -304,8 +304,6 @@ NOSCRIPT_MAX_CHARS = 200
 #: has at least this many characters (a paragraph, as :data:`SIBLING_MIN_CHARS`): a shorter one is a notice such
 #: as "enable JavaScript", not the page.
 ONE_BLOCK_MIN_CHARS = SIBLING_MIN_CHARS
-#: Step 14: parts of the id/class names of reader comments (fce's furniture names: :data:`fce.names.NOISE_NAME_PARTS`).
-COMMENT_NAME_PARTS = ("comment", "disqus")
 #: Parts of the id/class names of customer reviews (``product-reviews``, ``pipf-seo-reviews``): a product page's
 #: readers' comments, many paragraphs with commas that outscore a short description, which no gold of a product
 #: page keeps. Furniture for the scoring (−:data:`NAME_WEIGHT`), page chrome at any share of the page (step 10,
@@ -969,9 +967,9 @@ def select_page(tree: BlockTree, *, comments: bool = False) -> tuple[list[Extrac
     ``info`` says which: ``page_type`` (``"article"``, ``"documentation"``, ``"listing"``: mostly cards of a list,
     ``"forum"``: mostly posts, or ``"page"``: content over several regions) and ``page_type_reason``
     (:data:`REASONS`: the test of step 12 that decided). Reader comments (blocks named as comments:
-    :data:`COMMENT_NAME_PARTS`) are left out, as most golds leave them out (README, "Choosing the fallback"); but
-    on a page whose comments are most of its text (a forum thread) they are the content. With ``comments``, those
-    left out are given as text in ``info["comments"]`` (step 14)."""
+    :data:`fce.names.COMMENT_NAME_PARTS`) are left out, as most golds leave them out (README, "Choosing the
+    fallback"); but on a page whose comments are most of its text (a forum thread) they are the content. With
+    ``comments``, those left out are given as text in ``info["comments"]`` (step 14)."""
     if len(tree) < 2:  # (a tree of one block: a <noscript> or hidden block of text alone, read as the page)
         text = tree.render(0) if len(tree) else ""
         text = text if len(text) >= ONE_BLOCK_MIN_CHARS else ""
@@ -1016,7 +1014,7 @@ _REGION_WORD_SPLIT = re.compile(r"[\s#.\-_:]+")
 @lru_cache(maxsize=65536)
 def _region_names(path: str) -> int:
     """What step 11 reads from a block's id/class names, as bits: 1 furniture (:func:`fce.names.name_words`, or
-    reviews), 2 a :data:`REGION_CHROME_WORDS` word, 4 a comment (:data:`COMMENT_NAME_PARTS`, or reviews:
+    reviews), 2 a :data:`REGION_CHROME_WORDS` word, 4 a comment (:data:`fce.names.COMMENT_NAME_PARTS`, or reviews:
     :data:`REVIEW_NAME_PARTS`), 8 left out at any share of the region (galleries and reviews: a gallery's captions
     or a product's reviews are never its content, however much text they hold). Cached per path: the region's
     pruning reads every block's."""
@@ -1378,8 +1376,8 @@ def _region_kind(tree: BlockTree, sums: tuple[array[int], array[int], array[int]
 def _comments(tree: BlockTree, sums: tuple[array[int], array[int], array[int], array[int]],
               covered: list[int]) -> str:
     """The text of the page's reader comments (step 14): the outermost blocks named as comments
-    (:data:`COMMENT_NAME_PARTS`) with at least :data:`COMMENT_MIN_CHARS` characters none of whose blocks the output
-    holds, their chrome pruned as the region's is (comments sit inside ``<main>`` or after it)."""
+    (:data:`fce.names.COMMENT_NAME_PARTS`) with at least :data:`COMMENT_MIN_CHARS` characters none of whose blocks the
+    output holds, their chrome pruned as the region's is (comments sit inside ``<main>`` or after it)."""
     cols = tree.columns
     paths: list = cols.paths
     ends: cython.long[:] = cols.ends
