@@ -132,16 +132,18 @@ def _title_index(tree: BlockTree, path: str) -> int:
 
 def _put_title(tree: BlockTree, i: int, selected: list[ExtractedBlock], covered: list[int]) -> bool:
     """Put the page's headline, block ``i`` (:func:`_title_index`), in front of (or, in document order, among) the
-    ``selected`` blocks, unless their text holds it already; whether it was put."""
+    ``selected`` blocks, unless their text holds it already; whether it was put. A selected container that holds
+    the headline without its text (the template's mask took it out: the site's learning pages rarely showed it
+    chosen) gets it in front."""
     cols = tree.columns
     paths, ends = cols.paths, cols.ends
-    if i in covered or any(i <= b.index < ends[i] or b.index <= i < ends[b.index] for b in selected):
-        return False  # already in, or holding (or held by) a selected block
+    if i in covered or any(i <= b.index < ends[i] for b in selected):
+        return False  # already in, or holding a selected block
     mine: list[int] = []
     text = tree.render(i, None, mine)
     if not text:
         return False
-    at = sum(b.index < i for b in selected)
+    at = sum(ends[b.index] <= i for b in selected)
     selected.insert(at, ExtractedBlock(paths[i], text, i))
     covered.extend(mine)
     return True

@@ -95,6 +95,23 @@ def test_guided_mode_drops_template_noise_paths_before_scoring():
     assert Detector(noisy, mode="guided").match(parse_page(GUIDED_PAGE)).blocks == ()
 
 
+def test_a_headline_the_mask_took_out_of_the_chosen_container_is_put_in_front():
+    from dataclasses import replace
+
+    page = parse_page(GUIDED_PAGE.replace(b'<div class="story">', b'<div class="story"><h2>Harbour plan passes</h2>'))
+    paths = ["HTML.BODY.DIV.P"]
+    masked = template(paths, known=[*paths, "HTML.BODY.DIV.H2"])  # the headline's path known as noise
+    out = Detector(masked, mode="guided").match(page).blocks
+    assert "Harbour plan" not in out[0].text  # the container is chosen, its headline masked out
+    titled = Detector(replace(masked, title_path="HTML.BODY.DIV.H2"), mode="guided").match(page)
+    assert [b.text for b in titled.blocks][0] == "Harbour plan passes" and titled.title
+    assert "council met" in titled.blocks[1].text
+    # a headline the container's text holds already is not put twice
+    kept = Detector(replace(template([*paths, "HTML.BODY.DIV.H2"]), title_path="HTML.BODY.DIV.H2"), mode="guided")
+    match = kept.match(page)
+    assert sum(b.text.count("Harbour plan passes") for b in match.blocks) == 1 and not match.title
+
+
 def test_unknown_mode():
     with pytest.raises(ValueError):
         Detector(template(["HTML.BODY.DIV.P"]), mode="magic")
