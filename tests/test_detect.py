@@ -112,6 +112,16 @@ def test_a_headline_the_mask_took_out_of_the_chosen_container_is_put_in_front():
     assert sum(b.text.count("Harbour plan passes") for b in match.blocks) == 1 and not match.title
 
 
+def test_guided_mode_leaves_out_a_noise_blocks_text_on_a_content_path():
+    promo = "Like us on Facebook to follow the harbour news."
+    page = parse_page(GUIDED_PAGE.replace(b"</p></div>", b"</p><p>" + promo.encode() + b"</p></div>"))
+    tpl = template(["HTML.BODY.DIV.P"], noise=[NoiseBlock("HTML.BODY.DIV.P", promo, (0,))])
+    out = "\n".join(b.text for b in Detector(tpl, mode="guided").match(page).blocks)
+    assert "council met" in out and "Residents" in out and promo not in out
+    other = template(["HTML.BODY.DIV.P"], noise=[NoiseBlock("HTML.BODY.DIV.P", promo.replace("us", "them"), (0,))])
+    assert promo in "\n".join(b.text for b in Detector(other, mode="guided").match(page).blocks)
+
+
 def test_unknown_mode():
     with pytest.raises(ValueError):
         Detector(template(["HTML.BODY.DIV.P"]), mode="magic")

@@ -33,9 +33,9 @@ FLOORS: dict[tuple[str, str, str], float] = {
     ("cleaneval", "mainblock", "page"): 0.922,
     ("wcxb", "mainblock", "page"): 0.778,
     ("readability", "mainblock", "page"): 0.971,
-    ("msv-big9", TEMPLATE_METHOD, "site"): 0.977,
+    ("msv-big9", TEMPLATE_METHOD, "site"): 0.978,
     ("cleanportaleval", TEMPLATE_METHOD, "site"): 0.981,
-    ("daniel", TEMPLATE_METHOD, "site"): 0.932,
+    ("daniel", TEMPLATE_METHOD, "site"): 0.934,
     ("dragnet", TEMPLATE_METHOD, "site"): 0.947,
 }
 
