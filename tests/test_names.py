@@ -20,6 +20,8 @@ from fce.names import aside_named, furniture_item, name_words, noise_named
         ("HTML.BODY.DIV[#stgOpinie].DIV[#opOpinie .opOpinie].DIV[.opOpinia].DIV[.opTresc].P", True),  # Polish
         ("HTML.BODY.DIV[.tb_najczesciej_komentowane].UL.LI", True),  # "most commented", Polish
         ("HTML.BODY.DIV[.section-opinion].DIV.P", False),  # the op-ed section: articles
+        ("HTML.BODY.MAIN[.container .js-social-anchor-start].DIV[#storytext].P", False),  # a script's hook
+        ("HTML.BODY.DIV[.social-share .js-share].P", True),  # the hook says nothing; the other name does
     ],
 )
 def test_noise_named(path, expected):

@@ -31,7 +31,7 @@ FLOORS: dict[tuple[str, str, str], float] = {
     ("scrapinghub", "mainblock", "page"): 0.965,
     ("l3s-gn1", "mainblock", "page"): 0.926,
     ("cleaneval", "mainblock", "page"): 0.922,
-    ("wcxb", "mainblock", "page"): 0.778,
+    ("wcxb", "mainblock", "page"): 0.780,
     ("readability", "mainblock", "page"): 0.971,
     ("msv-big9", TEMPLATE_METHOD, "site"): 0.978,
     ("cleanportaleval", TEMPLATE_METHOD, "site"): 0.981,
