@@ -132,6 +132,19 @@ def test_an_article_whose_paragraphs_were_noise_while_learning_is_not_masked():
     assert "council met" in out[0].text and "Residents" in out[0].text  # most of the page: not the site's repeats
 
 
+def test_the_standfirst_in_the_headlines_box_is_put_after_it_whatever_the_box_is_named():
+    from dataclasses import replace
+
+    teaser = "The harbour plan passed after a long night of debate, and work on the new quay starts in spring."
+    page = parse_page(GUIDED_PAGE.replace(b'<div class="story">', b'<div class="promo"><h2>Harbour plan passes</h2>'
+                                          b"<p>" + teaser.encode() + b'</p></div><div class="story">'))
+    body, box = "HTML.BODY.DIV[.story].P", "HTML.BODY.DIV[.promo]"  # the box is furniture by its name
+    tpl = replace(template([body], known=[body, box + ".H2", box + ".P"]), title_path=box + ".H2")
+    tpl = replace(tpl, params=replace(tpl.params, path_style="qualified"))
+    lines = "\n".join(b.text for b in Detector(tpl, mode="guided").match(page).blocks).split("\n")
+    assert lines[:3] == ["Harbour plan passes", teaser, lines[2]] and "council met" in lines[2]
+
+
 def test_unknown_mode():
     with pytest.raises(ValueError):
         Detector(template(["HTML.BODY.DIV.P"]), mode="magic")

@@ -33,7 +33,7 @@ FLOORS: dict[tuple[str, str, str], float] = {
     ("cleaneval", "mainblock", "page"): 0.922,
     ("wcxb", "mainblock", "page"): 0.780,
     ("readability", "mainblock", "page"): 0.971,
-    ("msv-big9", TEMPLATE_METHOD, "site"): 0.978,
+    ("msv-big9", TEMPLATE_METHOD, "site"): 0.979,
     ("cleanportaleval", TEMPLATE_METHOD, "site"): 0.981,
     ("daniel", TEMPLATE_METHOD, "site"): 0.934,
     ("dragnet", TEMPLATE_METHOD, "site"): 0.947,
