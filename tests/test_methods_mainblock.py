@@ -348,6 +348,20 @@ def chrome() -> str:
 FOOTER = '<footer><p>Copyright Example Media, all rights reserved, 2024, and more words here.</p></footer>'
 
 
+def test_a_short_story_stays_an_article_beside_a_definition_list_of_teasers() -> None:
+    def teasers(k: int) -> str:  # "more headlines" of a section: a linked headline, then its summary
+        return "".join(f'<dt><a href="/story/{k}/{i}">Headline number {i} of section {k}</a></dt><dd>Summary {i}: '
+                       f"the mayor said on Friday that the ferry timetable would change again in the spring after "
+                       f"the consultation ended, and that fares would stay as they are for now.</dd>" for i in range(4))
+
+    rail = "".join(f'<div class="more"><dl>{teasers(k)}</dl></div>' for k in range(3))
+    body = (f'{chrome()}<div class="main"><div class="story">{paras(6, "alpha")}</div></div>'
+            f'<div class="rail">{rail}</div>{FOOTER}')
+    text, info = extract_page(body)
+    assert text.count("alpha") == 6 and "Summary 3" not in text
+    assert (info["page_type"], info["page_type_reason"]) == ("article", "article-prose")
+
+
 def test_an_article_stays_an_article_beside_its_teasers_and_comments() -> None:
     comments = "".join(f'<div class="comment-body"><p>Reader {i} says: {LOREM}, truly.</p></div>' for i in range(3))
     body = (f'{chrome()}<div class="story">{paras(6, "alpha")}</div>'

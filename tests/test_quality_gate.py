@@ -29,7 +29,7 @@ from fce.evaluation.measures import WORD
 #: deterministic; the margin absorbs another libxml2 or Python build).
 FLOORS: dict[tuple[str, str, str], float] = {
     ("scrapinghub", "mainblock", "page"): 0.965,
-    ("l3s-gn1", "mainblock", "page"): 0.926,
+    ("l3s-gn1", "mainblock", "page"): 0.928,
     ("cleaneval", "mainblock", "page"): 0.922,
     ("wcxb", "mainblock", "page"): 0.780,
     ("readability", "mainblock", "page"): 0.971,
