@@ -121,9 +121,9 @@ def mask_repeated_noise(tree: BlockTree, noise_texts: dict[str, dict[int, frozen
     site repeats inside its articles' body ("Like us on Facebook"), which the path alone keeps. The paper's rules
     compare every kept block with the noise blocks by cosine similarity; guided mode compares the text, where the
     block's own text has a noise block's length (4–9 µs a page), and only up to :data:`NOISE_TEXT_MAX_SHARE` of
-    the page's text. Measured, k-fold site-macro word F1: daniel-small
-    +0.0015 (news.sina.com.hk +0.05), msv-big9 +0.0005, dragnet-small −0.0005 (its gold keeps in-body promotions:
-    universetoday.com's "Follow @universetoday on Twitter"), cleanportaleval ±0. How many were marked."""
+    the page's text. Measured, k-fold site-macro word F1: daniel-small +0.0015 (news.sina.com.hk +0.05), msv-big9
+    +0.0005, dragnet-small −0.0005 (its gold keeps in-body promotions: universetoday.com's "Follow @universetoday
+    on Twitter"), cleanportaleval ±0. How many were marked."""
     cols = tree.columns
     paths, lengths = cols.paths, cols.text_lengths
     found: list[int] = []
@@ -135,7 +135,7 @@ def mask_repeated_noise(tree: BlockTree, noise_texts: dict[str, dict[int, frozen
             except ValueError:
                 break
             texts = by_length.get(lengths[i])
-            if texts is not None and not mask[i] and " ".join(tree.render(i, _NO_SUB_BLOCK).split()) in texts:
+            if texts is not None and not mask[i] and " ".join(tree.render(i, _no_sub_block).split()) in texts:
                 found.append(i)
     if found and sum(lengths[i] for i in found) <= NOISE_TEXT_MAX_SHARE * sum(lengths):
         for i in found:
@@ -145,10 +145,8 @@ def mask_repeated_noise(tree: BlockTree, noise_texts: dict[str, dict[int, frozen
 
 
 def _no_sub_block(_: int) -> bool:
+    """A ``keep`` for :meth:`~fce.blocks.BlockTree.render` that renders a block's own text alone."""
     return False
-
-
-_NO_SUB_BLOCK = _no_sub_block
 
 
 #: Guided detection's lead: a block between the headline and the article's body that the site's template keeps,

@@ -1268,9 +1268,13 @@ def _card_marks(tree: BlockTree, sums: tuple[array[int], array[int], array[int],
     :data:`CARD_MAX_CHARS` characters, whose path :data:`CARD_MIN_REPEATS` such blocks of the page have. A block
     lies in a card when it or an ancestor is one, and the candidates among its ancestors are few (those up to
     :data:`CARD_MAX_CHARS` characters, the nearest: an ancestor holds its descendants' text), so that only their
-    paths are counted, not every path of the page."""
+    paths are counted, not every path of the page. A ``<dd>`` lies in the card of the ``<dt>`` right before it:
+    a definition list of links sets each linked headline apart from its summary (cbc.ca's "more headlines"), and
+    the summaries are not prose beside a short story (:data:`PROSE_SHARE`; measured: l3s-gn1 page mean +0.0019,
+    two cbc.ca pages 0.29 → 0.98 and 0.49 → 0.96, no page of the other sets changed)."""
     cols = tree.columns
     paths: list = cols.paths
+    tags: list = cols.tags
     parents: cython.long[:] = cols.parents
     chars: cython.long[:] = sums[0]
     links: cython.long[:] = sums[1]
@@ -1281,12 +1285,21 @@ def _card_marks(tree: BlockTree, sums: tuple[array[int], array[int], array[int],
     n: cython.Py_ssize_t = len(paths)
     card_buffer = bytearray(n)
     counts: dict[str, int] = {}
+    terms: dict[int, int] = {}  # a <dd> of ``blocks`` → the <dt> holding links right before it
+    definitions = "dd" in tags
     for i in blocks:
         a = i
         while a > 0 and chars[a] <= most:  # (the root is never a card: _cards starts below it)
             if links[a] > 0:
                 counts[paths[a]] = 0
             a = parents[a]
+        if definitions and tags[i] == "dd":
+            a = i - 1  # the previous sibling: the nearest block before it whose parent is its parent
+            while a > 0 and parents[a] != parents[i]:
+                a = parents[a]
+            if a > 0 and tags[a] == "dt" and links[a] > 0 and chars[a] <= most:
+                terms[i] = a
+                counts[paths[a]] = 0
     if not counts:
         return card_buffer
     for i in range(n):
@@ -1302,44 +1315,9 @@ def _card_marks(tree: BlockTree, sums: tuple[array[int], array[int], array[int],
                 card[i] = 1
                 break
             a = parents[a]
-    _teaser_terms(tree, sums, blocks, card)
-    return card_buffer
-
-
-def _teaser_terms(tree: BlockTree, sums: tuple[array[int], array[int], array[int], array[int]], blocks: list[int],
-                  card: cython.uchar[:]) -> None:
-    """Mark as cards the ``<dd>`` teasers of a definition list of links: each ``<dd>`` of ``blocks`` right after a
-    ``<dt>`` holding links, of at most :data:`CARD_MAX_CHARS` characters, whose path :data:`CARD_MIN_REPEATS` such
-    ``<dt>`` of the page have (cbc.ca's "more headlines": a linked headline, then its summary), so that a short
-    story beside them stays the page's content (:data:`PROSE_SHARE`). Measured: l3s-gn1 page mean +0.0019 (two
-    cbc.ca pages 0.29 → 0.98, 0.49 → 0.96), no page of the other sets changed."""
-    cols = tree.columns
-    tags: list = cols.tags
-    if "dd" not in tags:
-        return
-    paths: list = cols.paths
-    parents: cython.long[:] = cols.parents
-    chars: cython.long[:] = sums[0]
-    links: cython.long[:] = sums[1]
-    most: cython.long = CARD_MAX_CHARS
-    counts: dict[str, int] | None = None
-    i: cython.Py_ssize_t
-    j: cython.Py_ssize_t
-    for i in blocks:
-        if card[i] or tags[i] != "dd":
-            continue
-        j = i - 1  # the previous sibling: the nearest block before i whose parent is i's
-        while j > 0 and parents[j] != parents[i]:
-            j = parents[j]
-        if j <= 0 or tags[j] != "dt" or not links[j] or chars[j] > most:
-            continue
-        if counts is None:
-            counts = {}
-            for k in range(len(tags)):
-                if tags[k] == "dt" and links[k] > 0 and chars[k] <= most:
-                    counts[paths[k]] = counts.get(paths[k], 0) + 1
-        if counts.get(paths[j], 0) >= CARD_MIN_REPEATS:
+        if not card[i] and i in terms and counts[paths[terms[i]]] >= repeats:
             card[i] = 1
+    return card_buffer
 
 
 def _prose(tree: BlockTree, sums: tuple[array[int], array[int], array[int], array[int]], covered: list[int],
