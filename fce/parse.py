@@ -82,9 +82,12 @@ LINKED_DATA_KEY = "linked_data"
 #: real pages nest fewer than 100 levels, except runs of unclosed ``<font>``/``<div>`` tags.
 MAX_DEPTH = 512
 
-#: Attributes kept per start tag. libxml2 checks each new attribute against the previous ones (quadratic: 40,000
-#: attributes take 3 s, 50,000 take 8 s, inside C code that the time limit cannot interrupt); real tags have
-#: fewer than 50. Only tags longer than :data:`LONG_TAG_CHARS` are examined, so normal pages pay one regex scan.
+#: Attributes kept per start tag. libxml2's tree builder checks each new attribute against the previous ones
+#: (quadratic: 40,000 attributes take 15 s, inside C code that the time limit cannot interrupt); real tags have
+#: fewer than 50. Only tags longer than :data:`LONG_TAG_CHARS` are examined, so normal pages pay a few ``find``
+#: calls. A start tag runs to the next ``>`` whatever ``<`` it holds: libxml2 skips ``<!x``, ``<a`` or ``</x``
+#: inside a tag as a bogus attribute and reads on (a ``<`` every few thousand characters kept 40,000 attributes
+#: of one tag out of the count, and its page took 15 s to parse).
 MAX_ATTRIBUTES = 1000
 LONG_TAG_CHARS = 32 * 1024
 
@@ -204,7 +207,7 @@ _CONTROL = re.compile("[" + re.escape(_CONTROL_BYTES.decode("ascii")) + "]")
 _UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
 _HIGH_BYTE = re.compile(rb"[\x80-\xff]")
 _TAG = re.compile(r"<(/?)([A-Za-z][^\s/>]*)[^>]*>")
-_LONG_TAG = re.compile(rf"<[A-Za-z][^<>]{{{LONG_TAG_CHARS},}}")
+_END_TAG_AT_END = re.compile(r"</[A-Za-z][^\s/<>]*\s*$")
 _ATTRIBUTE = re.compile(r"""[^\s"'<>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?""")
 _VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
                         "source", "track", "wbr", "frame", "keygen", "basefont", "isindex"})
@@ -751,45 +754,70 @@ def _flatten(text: str, max_depth: int) -> str:
 def _limit_attributes(text: str) -> str:
     """``text`` with every start tag of more than :data:`MAX_ATTRIBUTES` attributes cut to the first ones (``text``
     itself when there is none)."""
-    if not _has_long_tag(text):
+    spans = _long_tags(text)
+    if not spans:
         return text
-    return _LONG_TAG.sub(_cut_attributes, text)
+    out: list[str] = []
+    pos = 0
+    for start, end in spans:
+        out.append(text[pos:start])
+        out.append(_cut_attributes(text[start:end]))
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _has_long_tag(text: str | bytes) -> bool:
-    """Whether :data:`_LONG_TAG` matches ``text`` (str or its UTF-8 bytes), found in a few C calls instead of a
-    regex scan (which reads every character in Python's regex engine: a tenth of a parse, and most of it on pages
-    with long scripts). A long tag is ``<``, a letter and :data:`LONG_TAG_CHARS` characters that are neither ``<``
-    nor ``>``; that run holds a whole aligned window of ``LONG_TAG_CHARS // 2`` characters without either. So only
-    such windows are looked at: the run of non-delimiters around one is measured with ``find``/``rfind``, and it is
-    a long tag when the delimiter before it is ``<`` followed by a letter and it is long enough after the letter."""
+    """Whether ``text`` (str or its UTF-8 bytes) holds a long tag (:func:`_long_tags`)."""
+    return bool(_long_tags(text, first=True))
+
+
+def _long_tags(text: str | bytes, *, first: bool = False) -> list[tuple[int, int]]:
+    """The start tags of ``text`` (str or its UTF-8 bytes) longer than :data:`LONG_TAG_CHARS`, as ``(start, end)``
+    spans from their ``<`` to the ``>`` that ends them (or the end of the text); ``first``: the first one only.
+    A long tag is ``<``, an ASCII letter and :data:`LONG_TAG_CHARS` characters that are not ``>``
+    (``<[A-Za-z][^>]{LONG_TAG_CHARS,}``), found in a few C calls instead of a regex scan (which reads every
+    character in Python's regex engine: a tenth of a parse, and most of it on pages with long scripts). Such a run
+    holds a whole aligned window of ``LONG_TAG_CHARS // 2`` characters without ``>``, so only those windows are
+    looked at: the run around one is measured with ``find``/``rfind``, and the first ``<`` and letter in it starts
+    a long tag when the run is long enough after it (the rest of the run is that tag's)."""
     window = LONG_TAG_CHARS // 2
     find, rfind, size = text.find, text.rfind, len(text)
     lt, gt = ("<", ">") if isinstance(text, str) else (b"<", b">")
+    spans: list[tuple[int, int]] = []
     start = 0
     while start < size:
         stop = start + window
-        if find(lt, start, stop) >= 0 or find(gt, start, stop) >= 0:  # type: ignore[arg-type]
+        if find(gt, start, stop) >= 0:  # type: ignore[arg-type]
             start = stop
             continue
-        left = max(rfind(lt, 0, start), rfind(gt, 0, start))  # type: ignore[arg-type]
-        right = min((at for at in (find(lt, stop), find(gt, stop)) if at >= 0), default=size)  # type: ignore[arg-type]
-        if left >= 0 and text[left:left + 1] == lt and _is_ascii_letter(text[left + 1:left + 2]) \
-                and right - (left + 2) >= LONG_TAG_CHARS:
-            return True
-        start = right  # the next run starts after this one's delimiter
-    return False
+        left = rfind(gt, 0, start) + 1  # type: ignore[arg-type]
+        right = find(gt, stop)  # type: ignore[arg-type]
+        right = size if right < 0 else right
+        last = right - LONG_TAG_CHARS - 1  # (one past the last "<" that leaves room for a long tag after it)
+        at = find(lt, left, last) if last > left else -1  # type: ignore[arg-type]
+        while at >= 0 and not _is_ascii_letter(text[at + 1:at + 2]):
+            at = find(lt, at + 1, last)  # type: ignore[arg-type]
+        if at >= 0:
+            spans.append((at, right))
+            if first:
+                break
+        start = right + 1  # the next run starts after this one's ">"
+    return spans
 
 
 def _is_ascii_letter(char: str | bytes) -> bool:
     return len(char) == 1 and char.isascii() and char.isalpha()
 
 
-def _cut_attributes(match: re.Match[str]) -> str:
-    tag = match.group(0)
+def _cut_attributes(tag: str) -> str:
+    """A long start tag (up to its ``>``) cut to its first :data:`MAX_ATTRIBUTES` attributes. An end tag's name
+    that ends it is kept: in a script (raw text, where a ``<`` and a letter start no tag) that is what closes it."""
     for count, attribute in enumerate(_ATTRIBUTE.finditer(tag, 1)):
         if count > MAX_ATTRIBUTES:  # the tag name is match 0
-            return tag[:attribute.start()]
+            cut = attribute.start()
+            closing = _END_TAG_AT_END.search(tag, cut)
+            return tag[:cut] + (closing.group(0) if closing is not None else "")
     return tag
 
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import fce
 from fce import parse
 from fce.errors import EmptyPageError, NotHTMLError, PageTooLargeError
-from fce.parse import WEB_CODECS, decode_html, parse_page
+from fce.parse import LONG_TAG_CHARS, WEB_CODECS, decode_html, parse_page
 
 CAFE_1252 = "<html><head><meta charset='windows-1252'></head><body><p>café “quoted”</p></body></html>"
 
@@ -465,12 +465,35 @@ def test_many_attributes_are_cut():
     assert len(page.body.find("p").attrib) == MAX_ATTRIBUTES
 
 
+@pytest.mark.parametrize("separator", ["<!DOCTYPE ", "<a ", "</x ", "<= ", "<!-- "])
+def test_a_lt_inside_a_tag_does_not_hide_its_attributes(separator):
+    # libxml2 reads on past such a "<" as a bogus attribute: the tag still holds all the attributes after it
+    from fce.parse import MAX_ATTRIBUTES
+
+    attributes = " ".join(f"a{i}=v" + (f" {separator}" if i % 500 == 499 else "") for i in range(6000))
+    page = parse_page(f"<html><body><p {attributes}>kept</p><p>after</p></body></html>".encode())
+    first = page.body.find("p")
+    assert len(first.attrib) <= MAX_ATTRIBUTES + 1  # (the cut counts a bogus "<!DOCTYPE" as one)
+    assert first.text == "kept" and page.body.findall("p")[1].text == "after"
+
+
+def test_a_script_cut_as_a_long_tag_keeps_its_end_tag():
+    # in a script a "<" and a letter start no tag, but the long-tag cut reads it as one: the end tag survives
+    script = "var s = 0; if (s <n) {" + " s += 1;" * 6000 + "}"
+    page = parse_page(f"<html><body><script>{script}</script><p>after the script</p></body></html>".encode())
+    assert page.body.find("p").text == "after the script"
+
+
+#: The definition the fast long-tag test is held to: "<", a letter, and LONG_TAG_CHARS characters that are not ">".
+_LONG_TAG = re.compile(rf"<[A-Za-z][^>]{{{LONG_TAG_CHARS},}}")
+
+
 @pytest.mark.parametrize("gap", [10, 16_383, 16_384, 16_385, 32_766, 32_767, 32_768, 32_769, 32_770, 40_000])
 @pytest.mark.parametrize("offset", [0, 1, 5_000, 16_383, 16_384, 30_000])
 @pytest.mark.parametrize("closed", [True, False])
 @pytest.mark.parametrize("filler", ["x", "x>", "\u00e9"])
 def test_long_tag_precheck_never_misses_a_long_tag(gap, offset, closed, filler):
-    from fce.parse import _LONG_TAG, _has_long_tag
+    from fce.parse import _has_long_tag
 
     text = "<p>" + filler * offset + "<a" + "b" * gap + (">" if closed else "") + "<i>" * 3 + "y" * 100
     assert _has_long_tag(text) == (_LONG_TAG.search(text) is not None)
@@ -479,14 +502,15 @@ def test_long_tag_precheck_never_misses_a_long_tag(gap, offset, closed, filler):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(["<", ">", "<a", "<1", "x", "\u00e9", "<b ", "y" * 9_000, "z" * 20_000]),
+@given(st.lists(st.sampled_from(["<", ">", "<a", "<1", "x", "\u00e9", "<b ", "<!x ", "y" * 9_000, "z" * 20_000]),
                 max_size=12))
 def test_the_long_tag_test_is_the_regex(pieces):
-    from fce.parse import _LONG_TAG, _has_long_tag
+    from fce.parse import _has_long_tag, _long_tags
 
     text = "".join(pieces)
     assert _has_long_tag(text) == (_LONG_TAG.search(text) is not None)
     assert _has_long_tag(text.encode()) == (re.search(_LONG_TAG.pattern.encode(), text.encode()) is not None)
+    assert _long_tags(text) == [match.span() for match in _LONG_TAG.finditer(text)]
 
 
 def test_the_long_tag_test_spares_the_scan_of_ordinary_pages():
