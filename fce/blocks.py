@@ -137,9 +137,6 @@ def is_skip_link(href: str | None, ident: str | None, classes: str | None) -> bo
     return any(name is not None and _SKIP_NAME.search(name) is not None for name in (ident, classes))
 
 
-#: Elements that break a line inside a block.
-_LINE_BREAK_TAGS = frozenset({"br"})
-
 #: The kinds of inline formatting the segmentation records for structured output (:mod:`fce.render`: markdown,
 #: clean HTML) as :class:`Mark` values: emphasis, strong emphasis, code, a link (with its ``href``), subscript,
 #: superscript, deleted text.
@@ -606,7 +603,6 @@ def blocks_of(page: Page, path_style: str = DEFAULT_PATH_STYLE) -> BlockTree:
 def segment(page: Page, path_style: str = DEFAULT_PATH_STYLE) -> BlockTree:
     """Segment ``page`` into its block tree (iteratively: nesting depth is bounded only by the parser)."""
     return segment_element(page.root, path_style)
-
 
 
 def _load_accelerator():  # type: ignore[no-untyped-def]

@@ -111,7 +111,7 @@ def _discard_stdout() -> None:
 
 #: Commands whose modules are imported only when the command is asked for (by name, or to list them in
 #: ``--help``): the evaluation harness and the ingestion pipeline were ~40 ms of every command's start-up.
-#: Name → (module, function); listed after ``AFTER_LAZY``, where they were registered before.
+#: Name → (module, function); ``--help`` lists them after ``_AFTER_LAZY``.
 LAZY_COMMANDS = {"eval": ("fce.evaluation.command", "eval_command"),
                  "ingest": ("fce.ingest.command", "ingest_command")}
 _AFTER_LAZY = "serve"

@@ -46,7 +46,6 @@ N_TERM_FEATURES = 2**20
 COUNT_FEATURES = ("n_images", "n_scripts", "n_links", "n_forms", "n_iframes")
 
 
-
 @cache
 def _vectorizer() -> Any:
     # scikit-learn is imported on first use: commands that never compare blocks (``fce sites``, ``fce methods``,

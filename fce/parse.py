@@ -830,8 +830,6 @@ def _rename_foreign_prefixes(root: Any, text: str) -> None:
             el.tag = local
 
 
-
-
 def _body_out_of_head(root: Any) -> None:
     """libxml2 keeps an unknown element met in ``<head>`` (``<mbox>``) there, and the rest of a page without a
     ``<body>`` tag after it; a browser ends the head at that element and puts it and what follows into the body.

@@ -71,7 +71,6 @@ __all__ = [
     "relearn_stale",
     "save_template",
     "site_rows",
-    "template_rows",
 ]
 
 #: A stale site is relearned from the current run only when the run holds at least this many of its pages: two
@@ -100,10 +99,8 @@ ERROR_STATUS: dict[type[FceError], str] = {
 
 def error_status(exc: FceError) -> str:
     """The short kind of an error (``"not-html"``, ``"fetch"``, ...), from :data:`ERROR_STATUS`."""
-    for cls in type(exc).__mro__:
-        if cls in ERROR_STATUS:
-            return ERROR_STATUS[cls]  # type: ignore[index]
-    return "error"
+    return next((ERROR_STATUS[cls] for cls in type(exc).__mro__ if cls in ERROR_STATUS),  # type: ignore[index]
+                "error")
 
 
 # --- learn --------------------------------------------------------------------------------------------------
@@ -290,9 +287,6 @@ def site_rows(store: TemplateStore, sites: Sequence[str] | None = None, *, min_f
         rows.append(row)
     return rows
 
-
-#: The earlier name of :func:`site_rows`.
-template_rows = site_rows
 
 
 @dataclass(frozen=True)
