@@ -211,12 +211,8 @@ class RedisStore(TemplateStore):
         wanted = unique_sites(sites)
         if not wanted:
             return {}
-        found = {}
-        for site, reply in zip(wanted, self._hmget_many(wanted, _FIELDS), strict=True):
-            template = self._template(site, reply)
-            if template is not None:
-                found[site] = template
-        return found
+        return {site: template for site, reply in zip(wanted, self._hmget_many(wanted, _FIELDS), strict=True)
+                if (template := self._template(site, reply)) is not None}
 
     def put(self, site: str, payload: str, *, expected_version: int | None = None,
             ttl: float | None = None) -> int:

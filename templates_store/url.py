@@ -75,12 +75,8 @@ def open_store(url: str | None = None, *, env: Mapping[str, str] | None = None) 
         return _open_redis(url)
     if scheme == "memory":
         return _open_memory(url)
-    raise StoreConfigError(
-        f"template store {redact_url(url)}: unknown scheme {scheme!r} "
-        "(use sqlite://, redis://, rediss://, unix://, redis+cluster://, rediss+cluster://, memory:// "
-        "or a file path)",
-        url=redact_url(url),
-    )
+    raise _config_error(url, f"unknown scheme {scheme!r} (use sqlite://, redis://, rediss://, unix://, "
+                             "redis+cluster://, rediss+cluster://, memory:// or a file path)")
 
 
 def default_store_path(env: Mapping[str, str] | None = None) -> Path:
@@ -105,8 +101,7 @@ def _open_sqlite(url: str) -> TemplateStore:
     elif path.startswith("//"):  # sqlite:////abs/t.db, the SQLAlchemy spelling of an absolute path
         path = "/" + path.lstrip("/")
     if not path:
-        raise StoreConfigError(f"template store {redact_url(url)}: no file path after sqlite://",
-                               url=redact_url(url))
+        raise _config_error(url, "no file path after sqlite://")
     return SQLiteStore(
         path,
         busy_timeout=_seconds_or(url, options, "timeout", DEFAULT_BUSY_TIMEOUT),
@@ -146,31 +141,30 @@ def _open_memory(url: str) -> TemplateStore:
 
     parts = _split(url)
     if parts.netloc or parts.path:
-        raise StoreConfigError(f"template store {redact_url(url)}: memory:// takes no host or path",
-                               url=redact_url(url))
+        raise _config_error(url, "memory:// takes no host or path")
     options = _query_options(url, parse_qsl(parts.query, keep_blank_values=True), allowed={"ttl"})
     return MemoryStore(default_ttl=_seconds(url, options, "ttl"))
+
+
+def _config_error(url: str, problem: str) -> StoreConfigError:
+    """The error of a store URL that cannot be used (its password masked)."""
+    return StoreConfigError(f"template store {redact_url(url)}: {problem}", url=redact_url(url))
 
 
 def _split(url: str) -> SplitResult:
     try:
         return urlsplit(url)
     except ValueError as exc:  # e.g. "Invalid IPv6 URL"
-        raise StoreConfigError(f"template store {redact_url(url)}: {exc}", url=redact_url(url)) from None
+        raise _config_error(url, str(exc)) from None
 
 
 def _query_options(url: str, pairs: list[tuple[str, str]], *, allowed: set[str]) -> dict[str, str]:
     options: dict[str, str] = {}
     for key, value in pairs:
         if key not in allowed:
-            raise StoreConfigError(
-                f"template store {redact_url(url)}: unknown option {key!r} "
-                f"(known: {', '.join(sorted(allowed))})",
-                url=redact_url(url),
-            )
+            raise _config_error(url, f"unknown option {key!r} (known: {', '.join(sorted(allowed))})")
         if key in options:
-            raise StoreConfigError(f"template store {redact_url(url)}: option {key!r} given twice",
-                                   url=redact_url(url))
+            raise _config_error(url, f"option {key!r} given twice")
         options[key] = value
     return options
 
@@ -184,11 +178,7 @@ def _seconds(url: str, options: Mapping[str, str], key: str) -> float | None:
     except ValueError:
         value = math.nan
     if not (value > 0 and math.isfinite(value)):
-        raise StoreConfigError(
-            f"template store {redact_url(url)}: option {key}={options[key]!r} "
-            "is not a positive number of seconds",
-            url=redact_url(url),
-        )
+        raise _config_error(url, f"option {key}={options[key]!r} is not a positive number of seconds")
     return value
 
 
@@ -202,8 +192,5 @@ def _non_negative_int(url: str, options: Mapping[str, str], key: str, default: i
         return default
     value = options[key]
     if not re.fullmatch(r"[0-9]+", value):
-        raise StoreConfigError(
-            f"template store {redact_url(url)}: option {key}={value!r} is not a non-negative integer",
-            url=redact_url(url),
-        )
+        raise _config_error(url, f"option {key}={value!r} is not a non-negative integer")
     return int(value)

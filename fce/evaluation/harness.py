@@ -69,6 +69,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from os import PathLike
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -81,7 +82,7 @@ from fce.evaluation.gold_blocks import label_gold_blocks
 from fce.evaluation.measures import BLOCK, PRF, WORD, all_measures, block_f, mean, word_f
 from fce.evaluation.packages import Document, GoldStatus, group_by_site, iter_documents
 from fce.evaluation.peers import Peer, get_peer
-from fce.evaluation.report import EvalRow, Summary, kilobytes, summarise
+from fce.evaluation.report import EvalRow, Summary, format_cell, kilobytes, render_rows, summarise
 from fce.extraction import Extraction
 from fce.layouts import SiteDetector
 from fce.learn import MIN_PAGES, LayoutLearner, TemplateLearner
@@ -456,14 +457,8 @@ def _run_peer(peer: Peer, doc: Document, inp: _Input) -> str:
 
 def _extractors(methods: Sequence[str], peers: Sequence[str]) -> list[tuple[str, Callable[[Document, _Input], str]]]:
     """``(name, run)`` for each single-page method, then each peer; ``run`` is what the harness times."""
-    runs: list[tuple[str, Callable[[Document, _Input], str]]] = []
-    for name in methods:
-        method = get_method(name)
-        runs.append((name, functools.partial(_run_method, method)))
-    for name in peers:
-        peer = get_peer(name)
-        runs.append((name, functools.partial(_run_peer, peer)))
-    return runs
+    return [*((name, functools.partial(_run_method, get_method(name))) for name in methods),
+            *((name, functools.partial(_run_peer, get_peer(name))) for name in peers)]
 
 
 def _eval_single(doc: Document, methods: Sequence[str], peers: Sequence[str]) -> list[HarnessRow]:
@@ -489,25 +484,17 @@ def _eval_single(doc: Document, methods: Sequence[str], peers: Sequence[str]) ->
 # ------------------------------------------------------------------------------------------------------------
 
 
-def _learn(site: str, pages: Sequence[Page], mode: str = DEFAULT_MODE) -> tuple[Detector | None, float, str | None]:
+def _learn(site: str, pages: Sequence[Page], mode: str = DEFAULT_MODE, *, layouts: bool = False,
+           ) -> tuple[Detector | SiteDetector | None, float, str | None]:
+    """The compiled template of ``site`` learned from ``pages`` (``layouts``: one template per layout,
+    :class:`fce.learn.LayoutLearner`, what ``fce learn`` does), the seconds it took, and why it failed."""
     start = time.perf_counter()
     try:
-        template = TemplateLearner(site).fit(pages).template_
+        detector: Detector | SiteDetector = (SiteDetector(LayoutLearner(site).fit(pages).model_, mode=mode) if layouts
+                                             else Detector(TemplateLearner(site).fit(pages).template_, mode=mode))
     except LearnError as exc:
         return None, time.perf_counter() - start, str(exc)
-    detector = Detector(template, mode=mode)
     return detector, time.perf_counter() - start, None
-
-
-def _learn_layouts(site: str, pages: Sequence[Page], mode: str = DEFAULT_MODE,
-                   ) -> tuple[SiteDetector | None, float, str | None]:
-    """As :func:`_learn`, one template per layout (:class:`fce.learn.LayoutLearner`, what ``fce learn`` does)."""
-    start = time.perf_counter()
-    try:
-        record = LayoutLearner(site).fit(pages).model_
-    except LearnError as exc:
-        return None, time.perf_counter() - start, str(exc)
-    return SiteDetector(record, mode=mode), time.perf_counter() - start, None
 
 
 def _by_id(docs: Sequence[Document]) -> dict[str, Document]:
@@ -545,7 +532,7 @@ def _eval_template_site(
     for fold in plan:
         pages = [p for p in (learn_pages[i] for i in fold.learn) if p is not None]
         detector: Detector | SiteDetector | None
-        detector, learn_s, learn_error = (_learn_layouts if layouts else _learn)(site, pages, mode)
+        detector, learn_s, learn_error = _learn(site, pages, mode, layouts=layouts)
         learned = ([d.template for d in detector.detectors] if isinstance(detector, SiteDetector)
                    else [detector.template] if detector is not None else [])
         records.append(
@@ -728,25 +715,10 @@ def render_timing(timing: Sequence[TimingRow]) -> str:
     header = ["dataset", "method", "pages", "total s", "ms mean", "ms median", "ms p95", "s/kB", "learn s"]
     body = [
         [t.dataset, t.method, str(t.pages), f"{t.seconds:.1f}", f"{t.ms_mean:.1f}", f"{t.ms_median:.1f}",
-         f"{t.ms_p95:.1f}", _fmt(t.s_per_kb, ".2e"), _fmt(t.learn_seconds, ".2f")]
+         f"{t.ms_p95:.1f}", format_cell(t.s_per_kb, ".2e"), format_cell(t.learn_seconds, ".2f")]
         for t in timing
     ]  # fmt: skip
-    return _render(header, body, text_columns=2)
-
-
-def _fmt(value: float, spec: str) -> str:
-    return "-" if value is None or math.isnan(value) else format(value, spec)
-
-
-def _render(header: Sequence[str], body: Sequence[Sequence[str]], *, text_columns: int) -> str:
-    widths = [max(len(r[i]) for r in (header, *body)) for i in range(len(header))]
-
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(
-            c.ljust(w) if i < text_columns else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-        ).rstrip()
-
-    return "\n".join([line(header), "  ".join("-" * w for w in widths), *(line(r) for r in body)]) + "\n"
+    return render_rows(header, body)
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -862,7 +834,7 @@ def _table2_site(docs: Sequence[Document], *, min_learn: int, max_learn: int, fo
     detect_ids = [i for i in ids if i not in held]
     # FastCE's preparation phase (not part of PerTime).
     detector, learn_s, error = _learn(site, [pages[i] for i in learn_ids])
-    if detector is None or not detect_ids:
+    if not isinstance(detector, Detector) or not detect_ids:  # (None: learning failed)
         return SkippedSite(dataset, site, len(docs), error or "no page left to detect")
     ce_runs: list[tuple[float, float]] = []  # (segment, total) seconds of each repeat
     fastce_runs: list[tuple[float, float]] = []
@@ -962,9 +934,9 @@ def render_table2(lines: Sequence[CeVsFastCe]) -> str:
             *name, f"{x.n_pages:.0f}", f"{x.n_learn:.0f}",
             f"{x.ce_num_block_temp:.0f} / {x.ce_num_block:.0f} / {x.ce_ms_per_page:.3f}",
             f"{x.fastce_num_block_temp:.0f} / {x.fastce_num_block:.0f} / {x.fastce_ms_per_page:.3f}",
-            _fmt(x.improvement, ".1f") + "%", f"{x.ce_noise_blocks:.0f}",
+            format_cell(x.improvement, ".1f") + "%", f"{x.ce_noise_blocks:.0f}",
             f"{x.ce_ms_per_page - x.ce_segment_ms:.3f} / {x.fastce_ms_per_page - x.fastce_segment_ms:.3f}",
-            f"{_fmt(x.ce_wf, '.3f')} / {_fmt(x.fastce_wf, '.3f')}",
+            f"{format_cell(x.ce_wf, '.3f')} / {format_cell(x.fastce_wf, '.3f')}",
         ]  # fmt: skip
 
     body = [cells(x, (x.dataset, x.site)) for x in lines]
@@ -972,12 +944,5 @@ def render_table2(lines: Sequence[CeVsFastCe]) -> str:
         means = {name: mean(getattr(x, name) for x in lines) for name in CeVsFastCe.__dataclass_fields__
                  if name not in ("dataset", "site", "ce_comparison")}  # fmt: skip
         means["improvement"] = mean(x.improvement for x in lines)
-        body.append(cells(_Means(means), ("mean", f"{len(lines)} sites")))
-    return _render(header, body, text_columns=2)
-
-
-class _Means:
-    """Attribute access to a dict of means, for the last line of :func:`render_table2`."""
-
-    def __init__(self, values: dict[str, float]) -> None:
-        self.__dict__.update(values)
+        body.append(cells(SimpleNamespace(**means), ("mean", f"{len(lines)} sites")))
+    return render_rows(header, body)

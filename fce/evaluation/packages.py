@@ -92,10 +92,6 @@ def _read_text(path: Path) -> str:
         return data.decode("cp1252", errors="replace")
 
 
-def _is_description(path: Path) -> bool:
-    return path.stem.casefold() in DESCRIPTION_NAMES
-
-
 def _html_files(directory: Path) -> dict[str, Path]:
     """The page files of a directory by stem, one per stem (preferred suffix first)."""
     rank = {suffix: i for i, suffix in enumerate(HTML_SUFFIXES)}
@@ -196,6 +192,7 @@ def read_description(package_dir: str | PathLike[str]) -> str | None:
     """The text of a package's description file (``description.txt``, ``README``, ``README.md`` …), if any."""
     directory = Path(package_dir)
     for path in sorted(directory.iterdir()):
-        if path.is_file() and _is_description(path) and path.suffix.casefold() not in HTML_SUFFIXES:
+        if (path.is_file() and path.stem.casefold() in DESCRIPTION_NAMES
+                and path.suffix.casefold() not in HTML_SUFFIXES):
             return _read_text(path)
     return None

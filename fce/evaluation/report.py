@@ -311,7 +311,8 @@ _SUMMARY_COLUMNS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def _cell(value: Any, fmt: str) -> str:
+def format_cell(value: Any, fmt: str) -> str:
+    """``value`` in ``fmt``; ``-`` for a missing or ``nan`` value."""
     if value is None:
         return "-"
     if isinstance(value, float) and math.isnan(value):
@@ -326,19 +327,21 @@ def render_table(summaries: Sequence[Summary]) -> str:
     Text columns are left-aligned, numbers right-aligned; ``nan`` and missing values print as ``-``.
     """
     columns = [c for c in _SUMMARY_COLUMNS if c[0] != "site" or any(s.site is not None for s in summaries)]
-    header = [title for _, title, _ in columns]
-    body = [[_cell(getattr(s, attr), fmt) for attr, _, fmt in columns] for s in summaries]
-    widths = [max(len(r[i]) for r in (header, *body)) for i in range(len(columns))]
+    body = [[format_cell(getattr(s, attr), fmt) for attr, _, fmt in columns] for s in summaries]
+    return render_rows([title for _, title, _ in columns], body, text_columns=sum(fmt == "s" for *_, fmt in columns))
+
+
+def render_rows(header: Sequence[str], body: Sequence[Sequence[str]], *, text_columns: int = 2) -> str:
+    """``header``, a rule and the ``body`` rows as a fixed-width table: the first ``text_columns`` columns
+    left-aligned, the others right-aligned."""
+    widths = [max(len(r[i]) for r in (header, *body)) for i in range(len(header))]
 
     def line(cells: Sequence[str]) -> str:
-        parts = [
-            cell.ljust(width) if fmt == "s" else cell.rjust(width)
-            for cell, width, (_, _, fmt) in zip(cells, widths, columns, strict=True)
-        ]
-        return "  ".join(parts).rstrip()
+        return "  ".join(
+            c.ljust(w) if i < text_columns else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
 
-    rule = "  ".join("-" * w for w in widths)
-    return "\n".join([line(header), rule, *(line(r) for r in body)]) + "\n"
+    return "\n".join([line(header), "  ".join("-" * w for w in widths), *(line(r) for r in body)]) + "\n"
 
 
 def write_summary_tsv(summaries: Iterable[Summary], path: str | PathLike[str]) -> Path:
@@ -426,16 +429,10 @@ def render_comparison(lines: Sequence[TemplateComparison], peers: Sequence[str] 
     for x in lines:
         template = x.f1[methods[0]]
         best = max((x.f1[m] for m in others), default=math.nan)
-        body.append([x.dataset, x.site or "(site-macro)", str(x.n), *(_cell(x.f1[m], ".3f") for m in methods),
-                     _cell(template - x.f1[baseline], "+.3f") if baseline in x.f1 else "-",
-                     _cell(template - best, "+.3f"), f"{x.losses} ({x.losses / x.n:.1%})" if x.n else "0"])
-    widths = [max(len(r[i]) for r in (header, *body)) for i in range(len(header))]
-
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths,
-                                                                                        strict=True))).rstrip()
-
-    return "\n".join([line(header), "  ".join("-" * w for w in widths), *(line(r) for r in body)]) + "\n"
+        body.append([x.dataset, x.site or "(site-macro)", str(x.n), *(format_cell(x.f1[m], ".3f") for m in methods),
+                     format_cell(template - x.f1[baseline], "+.3f") if baseline in x.f1 else "-",
+                     format_cell(template - best, "+.3f"), f"{x.losses} ({x.losses / x.n:.1%})" if x.n else "0"])
+    return render_rows(header, body)
 
 
 def render_by_type(rows: Iterable[EvalRow], measure: str = WORD) -> str:
@@ -461,11 +458,5 @@ def render_by_type(rows: Iterable[EvalRow], measure: str = WORD) -> str:
         scores = groups[(dataset, page_type)]
         pages = max(len(v) for v in scores.values())
         body.append([dataset, page_type, str(pages),
-                     *(_cell(sum(scores[m]) / len(scores[m]), ".3f") if scores.get(m) else "-" for m in methods)])
-    widths = [max(len(r[i]) for r in (header, *body)) for i in range(len(header))]
-
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths,
-                                                                                        strict=True))).rstrip()
-
-    return "\n".join([line(header), "  ".join("-" * w for w in widths), *(line(r) for r in body)]) + "\n"
+                     *(format_cell(sum(scores[m]) / len(scores[m]), ".3f") if scores.get(m) else "-" for m in methods)])
+    return render_rows(header, body)
