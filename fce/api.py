@@ -15,7 +15,7 @@ from __future__ import annotations
 from fce.errors import StoreFailure
 from fce.extraction import Extraction
 from fce.kinds import OutputFormat
-from fce.parse import Page, parse_page
+from fce.parse import parse_page
 from fce.pipeline import DEFAULT_FALLBACK, Extractor, extract, parse_blocks
 from fce.sites import normalize_site, site_of
 from templates_store import StoreError, TemplateStore, open_store
@@ -53,21 +53,15 @@ def extract_html(
         raise ValueError("format must be text, markdown or html; .to_dict() gives the JSON record")
     page = parse_page(html, url=url, blocks=parse_blocks(fallback))  # (as fce detect: the block tree from events)
     name = normalize_site(site) if site else site_of(page)
-    if store is None:
-        return extract(page, None, site=name, fallback=fallback, timeout=timeout, metadata=True, output=output,
-                       links=links, comments=comments)
+    detector = None
     if isinstance(store, str):
         try:
             opened = open_store(store)
         except StoreError as exc:
             raise StoreFailure(str(exc)) from None
         with opened:
-            return _with_store(page, opened, name, output, links, comments, fallback, timeout)
-    return _with_store(page, store, name, output, links, comments, fallback, timeout)
-
-
-def _with_store(page: Page, store: TemplateStore, site: str | None, output: OutputFormat, links: bool,
-                comments: bool, fallback: str, timeout: float | None) -> Extraction:
-    detector = Extractor(store, fallback=fallback, record=False).detector(site)
-    return extract(page, detector, site=site, fallback=fallback, timeout=timeout, metadata=True, output=output,
+            detector = Extractor(opened, fallback=fallback, record=False).detector(name)
+    elif store is not None:
+        detector = Extractor(store, fallback=fallback, record=False).detector(name)
+    return extract(page, detector, site=name, fallback=fallback, timeout=timeout, metadata=True, output=output,
                    links=links, comments=comments)

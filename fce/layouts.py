@@ -111,10 +111,8 @@ def group_pages(path_sets: Sequence[frozenset[str]], *, distance: float = LAYOUT
     took ~0.9 ms of a site's ~2 ms grouping.
     """
     n = len(path_sets)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    if n == 1:
-        return np.zeros(1, dtype=np.int64)
+    if n <= 1:
+        return np.zeros(n, dtype=np.int64)
     from scipy.cluster.hierarchy import fcluster, linkage
 
     column: dict[str, int] = {}

@@ -27,7 +27,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import UTC, datetime
 from html import unescape
 from itertools import compress
@@ -126,10 +126,6 @@ CONSENSUS_MIN_PAGES = 3
 RULES = tuple(Rules)
 #: Measured on msv-big9 (README, "Where fce departs from the paper"): the recursive reading keeps less navigation.
 DEFAULT_RULES = Rules.RECURSIVE
-
-
-def _version() -> str:
-    return __version__
 
 
 class TemplateLearner:
@@ -255,7 +251,7 @@ class TemplateLearner:
             n_pages=n,
             params=self.params(),
             learned_at=datetime.now(UTC).isoformat(timespec="seconds"),
-            fce_version=_version(),
+            fce_version=__version__,
             noise_paths=noise_paths,
             title_path=title_path(usable, heads) if self.title_anchor and heads is not None else None,
         )
@@ -266,23 +262,7 @@ class TemplateLearner:
 
     def params(self) -> LearnParams:
         """This learner's parameters as stored in its templates."""
-        return LearnParams(
-            similarity_threshold=self.similarity_threshold,
-            occurrence_fraction=self.occurrence_fraction,
-            min_occurrence=self.min_occurrence,
-            min_path_support=self.min_path_support,
-            rules=self.rules,
-            path_style=self.path_style,
-            max_link_density=self.max_link_density,
-            min_content_share=self.min_content_share,
-            noise_names=self.noise_names,
-            single_page_path_min_chars=self.single_page_path_min_chars,
-            inline_inherit=self.inline_inherit,
-            guided_content_share=self.guided_content_share,
-            title_anchor=self.title_anchor,
-            consensus=self.consensus,
-            distinct=self.distinct,
-        )
+        return LearnParams(**{f.name: getattr(self, f.name) for f in fields(LearnParams)})
 
     def _content_mask(self, tree: BlockTree, mask: np.ndarray, named: dict[str, bool]) -> np.ndarray:
         """ContentExtractor's labels, less link-dense blocks (:data:`MAX_LINK_DENSITY`) and blocks on paths named
@@ -369,7 +349,7 @@ class LayoutLearner:
         self.n_pages_ = len(order)
         self.duplicates_ = duplicates
         self.model_ = SiteTemplates(site=self.site, layouts=tuple(layouts), n_pages=len(order),
-                                    learned_at=layouts[0].learned_at, fce_version=_version(),
+                                    learned_at=layouts[0].learned_at, fce_version=__version__,
                                     extra=duplicates_extra(pages, duplicates))
         return self
 

@@ -353,7 +353,8 @@ def read_sources(
         fetched = iter(fetch_many(
             urls, concurrency=fetch.concurrency, timeout=fetch.timeout, retries=fetch.retries,
             max_bytes=max_bytes, user_agent=fetch.user_agent,
-            progress=None if progress is None else (lambda r: progress(_fetched_name(r))),
+            progress=None if progress is None else (
+                lambda r: progress(str(getattr(r, "url", None) or getattr(r, "source", None) or ""))),
         ))
         out: list[PageInput] = []
         for src in batch:
@@ -377,10 +378,6 @@ def read_pages(args: Iterable[str], *, allow_stdin: bool = False, **options: obj
     :func:`read_sources`)."""
     for batch in read_sources(expand_sources(args, allow_stdin=allow_stdin), **options):  # type: ignore[arg-type]
         yield from batch
-
-
-def _fetched_name(result: object) -> str:
-    return str(getattr(result, "url", None) or getattr(result, "source", None) or "")
 
 
 def _read_local(src: PageSource, max_bytes: int, stdin: BinaryIO | None) -> PageInput:

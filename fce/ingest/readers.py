@@ -397,10 +397,6 @@ class WarcReader(InputReader):
         return replace(base, data=body, size=len(body), charset=_charset(item.content_type))
 
 
-def _looks_like_markup(data: bytes) -> bool:
-    return data.lstrip()[:1] == b"<"
-
-
 def _decode_body(raw: bytes, transfer_encoding: str | None, content_encoding: str | None, max_bytes: int) -> bytes:
     """Undo ``Transfer-Encoding: chunked`` and the ``Content-Encoding`` codings, within ``max_bytes``.
 
@@ -420,20 +416,16 @@ def _decode_body(raw: bytes, transfer_encoding: str | None, content_encoding: st
             if not raw.startswith(b"\x1f\x8b"):
                 continue  # stored decoded
             raw = _inflate(raw, zlib.decompressobj(16 + zlib.MAX_WBITS), max_bytes, coding)
+        elif raw.lstrip()[:1] == b"<":
+            continue  # markup: stored decoded
         elif coding == "deflate":
-            if _looks_like_markup(raw):
-                continue
             try:
                 raw = _inflate(raw, zlib.decompressobj(zlib.MAX_WBITS), max_bytes, coding)
             except _Undecodable:  # servers send raw deflate without the zlib header as often as with it
                 raw = _inflate(raw, zlib.decompressobj(-zlib.MAX_WBITS), max_bytes, coding)
         elif coding == "br":
-            if _looks_like_markup(raw):
-                continue
             raw = _unbrotli(raw, max_bytes)
         else:
-            if _looks_like_markup(raw):
-                continue
             raise _Undecodable(f"unsupported Content-Encoding {coding!r}")
     return raw
 
