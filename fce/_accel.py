@@ -1,6 +1,6 @@
 """The switch that turns fce's compiled parts off (the segmentation walk, the byte scans of the parse, the modules
-written in Cython's pure Python mode): every place that loads one asks :func:`switched_off` instead of reading the
-environment itself.
+written in Cython's pure Python mode): every place that loads one asks :func:`switched_off` (or loads it with
+:func:`compiled`) instead of reading the environment itself.
 
 The modules of :data:`PURE_PYTHON_MODULES` are plain Python that ``setup.py`` also compiles with Cython where the
 install has a C compiler; Python then imports the compiled module (same code, same results; tests compare the two).
@@ -14,6 +14,7 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
+from types import ModuleType
 from typing import Any
 
 #: Set this environment variable (to anything but empty or ``0``) to run the Python code even where the compiled
@@ -30,6 +31,17 @@ PURE_PYTHON_MODULES = ("fce.kernels", "fce.methods.mainblock", "fce.metadata", "
 def switched_off() -> bool:
     """Whether :data:`NO_ACCEL_ENV` asks for the Python code."""
     return os.environ.get(NO_ACCEL_ENV, "") not in ("", "0")
+
+
+def compiled(name: str) -> ModuleType | None:
+    """The extension module ``fce.<name>`` (``fce/<name>.pyx``), or None where it was not built (no C compiler at
+    install time) or :data:`NO_ACCEL_ENV` switches it off: its caller then runs its Python version."""
+    if switched_off():
+        return None
+    try:
+        return importlib.import_module(f"fce.{name}")
+    except ImportError:
+        return None
 
 
 def runs_compiled(name: str) -> bool:

@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 from lxml import etree
 
 from fce import kernels
-from fce._accel import switched_off
+from fce._accel import compiled
 from fce.page import HEAD_TAGS, Page
 
 __all__ = [
@@ -605,19 +605,6 @@ def segment(page: Page, path_style: str = DEFAULT_PATH_STYLE) -> BlockTree:
     return segment_element(page.root, path_style)
 
 
-def _load_accelerator():  # type: ignore[no-untyped-def]
-    """The compiled walk (``fce/_segment.pyx``), configured with this module's tag sets; None where it was not
-    built (no C compiler at install time) or is switched off by :data:`fce._accel.NO_ACCEL_ENV`."""
-    if switched_off():
-        return None
-    try:
-        from fce import _segment  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    _configure(_segment)
-    return _segment
-
-
 #: Whole paths the compiled walk keeps (``fce/_segment.pyx``: parent path and tag, id, class → path), shared by
 #: every page segmented in the process and cleared when full. A site has about 1,200 (10,949 for the nine
 #: msv-big9 sites' held-out pages); an entry costs ~400 bytes (the path, 156 characters on average over the five
@@ -636,7 +623,10 @@ def _configure(accelerator) -> None:  # type: ignore[no-untyped-def]
         accelerator.configure_head_tags(HEAD_TAGS)
 
 
-_ACCEL = _load_accelerator()
+#: The compiled walk (``fce/_segment.pyx``), configured with this module's tag sets; None where not built or off.
+_ACCEL: Any = compiled("_segment")
+if _ACCEL is not None:
+    _configure(_ACCEL)
 #: Whether segmentation runs compiled (``fce methods`` and the benchmarks report it).
 ACCELERATED = _ACCEL is not None
 

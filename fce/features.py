@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fce._accel import switched_off
+from fce._accel import compiled
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -69,19 +69,8 @@ def _vectorizer() -> Any:
 PREFIX_MARGIN = 1e-3
 
 
-def _load_compiled() -> Any:
-    """The compiled parts of this module (``fce/_features.pyx``), or None where they were not built or are switched
-    off."""
-    if switched_off():
-        return None
-    try:
-        from fce import _features  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return _features
-
-
-_FEATURES = _load_compiled()
+#: The compiled parts of this module (``fce/_features.pyx``), or None.
+_FEATURES: Any = compiled("_features")
 
 #: Whether term hashing and the similarity search of a set of blocks run compiled (``fce methods`` says which).
 FEATURES_COMPILED = _FEATURES is not None

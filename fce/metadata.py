@@ -59,13 +59,13 @@ from __future__ import annotations
 import html as html_lib
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 from urllib.parse import urljoin
 
-from fce._accel import switched_off
+from fce._accel import compiled
 
 __all__ = [
     "Metadata",
@@ -248,23 +248,12 @@ _SYNTAX[bytes] = {key: (re.compile(value.pattern.encode(), value.flags & re.IGNO
                   for key, value in _SYNTAX[str].items()}
 
 
-def _bytes_finder() -> Callable[[bytes, bytes, int, int], int]:
-    """``bytes.find``, compiled where built (``fce/_scan.pyx``: the needle's two rarest bytes tested at many places
-    at once, several times as fast on HTML; the body window's searches were a third of the metadata's time), unless
-    :data:`fce._accel.NO_ACCEL_ENV` switches it off."""
-    if not switched_off():
-        try:
-            from fce._scan import find  # type: ignore[import-not-found]
-        except ImportError:
-            pass
-        else:
-            return find  # type: ignore[no-any-return]
-    return bytes.find
-
-
-#: ``text.find(needle, start, stop)`` for the text and for the bytes, as ``_SYNTAX[type(text)]["find"](…)``.
+#: ``text.find(needle, start, stop)`` for the text and for the bytes, as ``_SYNTAX[type(text)]["find"](…)``; for the
+#: bytes, compiled where built (``fce/_scan.pyx``: the needle's two rarest bytes tested at many places at once,
+#: several times as fast on HTML; the body window's searches were a third of the metadata's time).
 _SYNTAX[str]["find"] = str.find
-_SYNTAX[bytes]["find"] = _bytes_finder()
+_SCAN: Any = compiled("_scan")
+_SYNTAX[bytes]["find"] = bytes.find if _SCAN is None else _SCAN.find
 
 # --- authors -----------------------------------------------------------------------------------------------------
 #: A name as most pages write it, which needs no cleaning: two to four capitalised words, not starting with "By".

@@ -31,12 +31,11 @@ import json
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable
 from typing import Any
 
 from lxml import etree
 
-from fce._accel import switched_off
+from fce._accel import compiled
 from fce.errors import EmptyPageError, NotHTMLError, PageTooLargeError
 from fce.page import HEAD_TAGS, Page
 
@@ -521,26 +520,13 @@ def _meta_charset_searching(data: bytes, stop: int) -> bytes | None:
     return match.group(1) if match else None
 
 
-_Scan = Callable[[bytes, int], str | None]
-_BindsPrefix = Callable[[bytes, tuple[bytes, ...]], bool]
-_MetaCharset = Callable[[bytes, int], bytes | None]
-
-
-def _load_scans() -> tuple[_Scan, _BindsPrefix, _MetaCharset]:
-    """The compiled byte scans (``fce/_scan.pyx``: one pass for UTF-8, ASCII, NUL and control bytes; the search
-    for a namespace prefix; the ``<meta>`` charset), or their Python versions where they were not built or
-    ``FCE_NO_ACCEL`` (:data:`fce._accel.NO_ACCEL_ENV`) is set. Both give the same answers (``tests/test_parse.py``)."""
-    python = _scan_decoding, _binds_prefix_matching, _meta_charset_searching
-    if switched_off():
-        return python
-    try:
-        from fce._scan import binds_prefix, meta_charset, scan  # type: ignore[import-not-found]
-    except ImportError:
-        return python
-    return scan, binds_prefix, meta_charset
-
-
-_scan_bytes, _binds_prefix, _meta_charset = _load_scans()
+#: The compiled byte scans (``fce/_scan.pyx``: one pass for UTF-8, ASCII, NUL and control bytes; the search for a
+#: namespace prefix; the ``<meta>`` charset), or their Python versions where they were not built or are switched off
+#: (:func:`fce._accel.compiled`). Both give the same answers (``tests/test_parse.py``).
+_SCANS: Any = compiled("_scan")
+_scan_bytes, _binds_prefix, _meta_charset = (
+    (_scan_decoding, _binds_prefix_matching, _meta_charset_searching) if _SCANS is None
+    else (_SCANS.scan, _SCANS.binds_prefix, _SCANS.meta_charset))
 #: Whether the byte scans run compiled (``fce methods`` and the benchmarks report it).
 SCANS_COMPILED = _scan_bytes is not _scan_decoding
 
