@@ -13,7 +13,7 @@ class Links:
     """Whether links are written, and their hrefs resolved against the page's URL; hrefs of other schemes than
     :data:`LINK_SCHEMES` (``javascript:``) are not links."""
 
-    __slots__ = ("known", "on", "origin", "split", "url")
+    __slots__ = ("known", "on", "origin", "prefixes", "split", "url")
 
     def __init__(self, on: bool, url: str | None) -> None:
         self.on = on
@@ -22,6 +22,9 @@ class Links:
         self.origin: str | None = None  # scheme://host of the page's URL, for root-relative hrefs
         self.split = False  # whether the URL was split for its origin (at the first relative href: most outputs
         # have none, or write no links)
+        # per kind of :data:`_APPENDED`, what urljoin appends an href of the kind to (None: none; found at the kind's
+        # first href)
+        self.prefixes: list[object] = [_UNKNOWN] * len(_APPENDED)
 
     def href(self, href: str | None) -> str | None:
         """The href to write for a link's ``href``, or None: links are not written, or not this one."""
@@ -44,10 +47,29 @@ class Links:
             return href
         if self.origin is not None and href[0] == "/" and href[1:2] != "/" and "/." not in href:
             return self.origin + href  # (root-relative, most relative hrefs: urljoin's result, without its cost)
+        kind = _FRAGMENT if href[0] == "#" else _QUERY if href[0] == "?" else _PATH
+        pattern, sample = _APPENDED[kind]
+        if "//" not in href and "/." not in href and pattern.fullmatch(href) is not None:
+            prefix = self.prefixes[kind]
+            if prefix is _UNKNOWN:
+                prefix = self.prefixes[kind] = self._prefix(sample)
+            if prefix is not None:
+                return prefix + href  # type: ignore[operator]  # (urljoin's result, as well)
         try:
             return urljoin(self.url, href)
         except ValueError:  # a malformed href (an unclosed IPv6 bracket)
             return None
+
+    def _prefix(self, sample: str) -> str | None:
+        """What urljoin appends an href of the kind of ``sample`` (:data:`_APPENDED`) to: what it makes of
+        ``sample`` but ``sample``, or None."""
+        if self.url is None:
+            return None
+        try:
+            joined = urljoin(self.url, sample)
+        except ValueError:
+            return None
+        return joined[:-len(sample)] if joined.endswith(sample) else None
 
     def _split(self) -> None:
         """Find :attr:`origin`; a URL that does not parse is none (hrefs stay as they are)."""
@@ -64,6 +86,15 @@ class Links:
 
 #: An absolute URL's scheme (RFC 3986: a letter, then letters, digits, ``+``, ``-``, ``.``).
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
+#: The relative hrefs that urljoin resolves by appending them as they are to a prefix that depends on the page's URL
+#: alone, by kind: a path in the page's directory or below (no scheme, parameters, empty query or fragment), a query
+#: (the prefix: the URL without its query and fragment), a fragment (without its fragment); none with ``//`` or a
+#: segment that starts with ``.`` (tested apart), nor a character that urljoin's split of an URL removes. Each with
+#: a sample href of the kind, which :meth:`Links._prefix` resolves to find the prefix.
+_APPENDED = ((re.compile(r"[^/.;?#:\x00-\x20][^;?#:\t\r\n]*(?:\?[^#\t\r\n]+)?(?:#[^\t\r\n]+)?"), "x"),
+             (re.compile(r"\?[^#\t\r\n]+(?:#[^\t\r\n]+)?"), "?x"),
+             (re.compile(r"#[^\t\r\n]+"), "#x"))
+_PATH, _QUERY, _FRAGMENT = range(len(_APPENDED))
 #: The schemes of hrefs that are written as links (relative ones are, resolved against the page's URL when given).
 LINK_SCHEMES = frozenset({"http", "https", "mailto", "ftp", "tel"})
 
