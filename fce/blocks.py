@@ -30,6 +30,7 @@ from lxml import etree
 
 from fce import kernels
 from fce._accel import compiled
+from fce.kinds import PathStyle
 from fce.page import HEAD_TAGS, Page
 
 __all__ = [
@@ -172,8 +173,8 @@ _DIGITS = re.compile(r"\d+")
 #: removed, e.g.
 #: ``HTML.BODY.DIV[#main .story].P`` — the same traversal path, told apart where a page is built of nested DIVs
 #: (paths of plain tags cannot separate the article's DIV from the sidebar's; README has the gain).
-PATH_STYLES = ("paper", "qualified")
-DEFAULT_PATH_STYLE = "qualified"
+PATH_STYLES = tuple(style.value for style in PathStyle)
+DEFAULT_PATH_STYLE = PathStyle.QUALIFIED.value
 
 #: At most this many id/class names qualify a tag (long utility-class lists would make every path unique).
 MAX_PATH_NAMES = 3
@@ -648,7 +649,7 @@ def sax_segmentation(data: bytes, qualified: bool) -> object | None:
 def segment_element(root: object, path_style: str = DEFAULT_PATH_STYLE) -> BlockTree:
     if path_style not in PATH_STYLES:
         raise ValueError(f"path_style must be one of {PATH_STYLES}, not {path_style!r}")
-    qualified = path_style == "qualified"
+    qualified = path_style == PathStyle.QUALIFIED
     if _ACCEL is not None and isinstance(root, etree._Element) and root.tag.__class__ is str:
         return BlockTree._of_segmentation(_ACCEL.segment(root, qualified))
     return _segment_python(root, qualified)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["CheckRule", "DetectionMode", "FallbackReason", "OutputFormat", "Rules", "Winner"]
+__all__ = ["CheckRule", "DetectionMode", "FallbackReason", "OutputFormat", "PathStyle", "Rules", "Winner"]
 
 
 class FallbackReason(StrEnum):
@@ -32,6 +32,13 @@ class Rules(StrEnum):
 
     PAPER = "paper"
     RECURSIVE = "recursive"
+
+
+class PathStyle(StrEnum):
+    """How block paths are spelled (fce.blocks.PATH_STYLES)."""
+
+    PAPER = "paper"  # tag names only: HTML.BODY.TABLE.TR.P
+    QUALIFIED = "qualified"  # tags with id and class names: HTML.BODY.DIV[#main .story].P
 
 
 class CheckRule(StrEnum):

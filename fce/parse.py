@@ -37,6 +37,7 @@ from lxml import etree
 
 from fce._accel import compiled
 from fce.errors import EmptyPageError, NotHTMLError, PageTooLargeError
+from fce.kinds import PathStyle
 from fce.page import HEAD_TAGS, Page
 
 __all__ = ["LINKED_DATA_KEY", "MAX_ATTRIBUTES", "MAX_DEPTH", "MAX_PAGE_BYTES", "WEB_CODECS", "Page", "decode_html",
@@ -612,7 +613,7 @@ def segment_from_bytes(data: bytes, path_style: str) -> Any:
 
     if path_style not in PATH_STYLES:
         raise ValueError(f"path_style must be one of {PATH_STYLES}, not {path_style!r}")
-    seg = sax_segmentation(data, path_style == "qualified")
+    seg = sax_segmentation(data, path_style == PathStyle.QUALIFIED)
     return None if seg is None else BlockTree._of_segmentation(seg)
 
 

@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 
 from fce.blocks import unqualified_root
 from fce.errors import TemplateError
+from fce.kinds import PathStyle
 
 R = TypeVar("R", "Template", "SiteTemplates")
 
@@ -205,7 +206,7 @@ class Template:
             # paths stored with the document's root or body qualified (by an fce without UNQUALIFIED_TAGS) are read
             # as the segmentation spells them, unqualified; the pages of different bodies are different pages, so
             # the page counts of paths that become one add up
-            path = unqualified_root if learned.path_style == "qualified" else str
+            path = unqualified_root if learned.path_style == PathStyle.QUALIFIED else str
             template = cls(
                 site=str(data["site"]),
                 content_paths=_counts((path(str(k)), int(v)) for k, v in data["content_paths"].items()),

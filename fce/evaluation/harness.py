@@ -84,6 +84,7 @@ from fce.evaluation.packages import Document, GoldStatus, group_by_site, iter_do
 from fce.evaluation.peers import Peer, get_peer
 from fce.evaluation.report import EvalRow, Summary, format_cell, kilobytes, render_rows, summarise
 from fce.extraction import Extraction
+from fce.kinds import PathStyle
 from fce.layouts import SiteDetector
 from fce.learn import MIN_PAGES, LayoutLearner, TemplateLearner
 from fce.methods import MethodInfo, get_method
@@ -844,7 +845,7 @@ def _table2_site(docs: Sequence[Document], *, min_learn: int, max_learn: int, fo
             start = time.perf_counter()
             trees = [segment(pages[i], "paper") for i in ids]
             segmented = time.perf_counter()
-            ce = ContentExtractor(path_style="paper", comparison=comparison).fit(trees)
+            ce = ContentExtractor(path_style=PathStyle.PAPER, comparison=comparison).fit(trees)
             ce_runs.append((segmented - start, time.perf_counter() - start))
             # FastCE: segment and match each page to detect.
             seg_s = total_s = 0.0
