@@ -20,6 +20,26 @@ def ccall(function: object) -> object:
     return function
 
 
+def cfunc(function: object) -> object:
+    """``@cython.cfunc``: a C function where compiled, the function as it is otherwise."""
+    return function
+
+
+def inline(function: object) -> object:
+    """``@cython.inline``: inlined where compiled, the function as it is otherwise."""
+    return function
+
+
+def returns(_type: object) -> object:
+    """``@cython.returns(type)``: a C return type where compiled, nothing otherwise."""
+    return lambda function: function
+
+
+def cast(_type: object, value: object, typecheck: bool = True) -> object:
+    """``cython.cast(type, value)``: a C cast where compiled, the value as it is otherwise."""
+    return value
+
+
 def locals(**_types: object) -> object:  # noqa: A001 (Cython's name)
     """``@cython.locals(name=type)``: typed local variables where compiled, nothing otherwise."""
     return lambda function: function

@@ -50,6 +50,7 @@ from cpython.ref cimport PyObject, Py_DECREF, Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM, PyTuple_GET_ITEM
 from cpython.list cimport PyList_GET_ITEM
 from cpython.sequence cimport PySequence_Fast_ITEMS
+from cpython.type cimport PyType_IsSubtype
 from cpython cimport array
 import array
 from cpython.unicode cimport Py_UCS1, Py_UCS2
@@ -1290,6 +1291,27 @@ cdef inline void _set(object tup, Py_ssize_t i, object value) noexcept:
     """Fill slot ``i`` of a new tuple (PyTuple_SET_ITEM steals the reference it is given)."""
     Py_INCREF(value)
     PyTuple_SET_ITEM(tup, i, value)
+
+
+def new_tuple(type cls, tuple items):
+    """``tuple.__new__(cls, items)`` for a subclass ``cls`` of tuple (a named tuple: a node of the structured
+    output), allocated as :func:`_freeze` allocates the blocks (the type's ``tp_alloc``, filled in place), without
+    the call through ``tuple.__new__``'s wrapper and its checks (a call of that cost thrice the allocation)."""
+    cdef Py_ssize_t k, n = len(items)
+    cdef _TypeAlloc* alloc
+    cdef PyObject* raw
+    cdef object out
+    if not PyType_IsSubtype(cls, tuple):
+        raise TypeError(f"{cls.__name__} is not a subclass of tuple")
+    alloc = <_TypeAlloc*><PyObject*>cls
+    raw = alloc.tp_alloc(alloc, n)
+    if raw is NULL:
+        raise MemoryError()
+    out = <object>raw
+    Py_DECREF(out)  # (``out`` holds the reference tp_alloc returned)
+    for k in range(n):
+        _set(out, k, <object>PyTuple_GET_ITEM(items, k))
+    return out
 
 
 cdef tuple _freeze(_Builder b):

@@ -554,6 +554,20 @@ def test_compiled_join_pieces_is_the_python_one(pieces):
     assert blocks._ACCEL.join_pieces(pieces) == "\n".join(filter(None, [" ".join(line.split()) for line in lines]))
 
 
+def test_tuple_maker_makes_what_tuple_new_makes():
+    from fce import blocks
+
+    make = blocks.tuple_maker()
+    for cls, items in [(blocks.Mark, (3, 1, "em", True, None)), (blocks.Mark, (0, 0, "link", False, "/a")),
+                       (tuple, ("a", 1))]:
+        made = make(cls, items)
+        assert type(made) is cls and made == tuple.__new__(cls, items)
+    if blocks._ACCEL is not None:
+        assert make is blocks._ACCEL.new_tuple
+        with pytest.raises(TypeError):
+            make(list, ("a",))
+
+
 @pytest.mark.parametrize("style", ["paper", "qualified"])
 @pytest.mark.parametrize("html", TRICKY_PAGES + [FIGURE_2], ids=range(len(TRICKY_PAGES) + 1))
 def test_compiled_trees_read_as_the_python_ones(html, style):

@@ -9,7 +9,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
-from fce.blocks import INLINE_BLOCK_TAGS, PREFORMATTED_TAG, BlockTree, Mark, joiner
+from fce.blocks import INLINE_BLOCK_TAGS, PREFORMATTED_TAG, BlockTree, Mark, joiner, tuple_maker
 
 try:
     import cython
@@ -95,11 +95,15 @@ class Rule(NamedTuple):
 Node: TypeAlias = Paragraph | Heading | ListBlock | Table | Code | Quote | Rule
 
 
+#: ``tuple.__new__`` (:func:`fce.blocks.tuple_maker`): the nodes and spans, made from C (a named tuple's constructor
+#: is a Python function, a frame per node; most nodes are paragraphs, a page's document has dozens).
+_new_node = tuple_maker()
+
+
 @cython.ccall
 def _paragraph(inline: Inline) -> Paragraph:
-    """``Paragraph(inline)``, made from C where compiled: a named tuple's constructor is a Python function, a frame
-    per node (most nodes are paragraphs, a page's document has dozens)."""
-    return tuple.__new__(Paragraph, (inline,))  # type: ignore[type-var,return-value]
+    """``Paragraph(inline)``, made from C (:data:`_new_node`)."""
+    return _new_node(Paragraph, (inline,))  # type: ignore[no-any-return]
 
 
 HEADING_LEVELS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
@@ -140,7 +144,7 @@ def structure(tree: BlockTree, blocks: Sequence[ExtractedBlock],
     for block in blocks:
         keep = _keep_for(tree, block, kept, exact)
         if keep is _TEXT_ONLY:
-            out.extend(Paragraph((line,)) for line in block.text.split("\n") if line)
+            out.extend([_paragraph((line,)) for line in block.text.split("\n") if line])
         else:
             out.extend(_Reader(tree, block.index, keep, links).read(block.text))  # type: ignore[arg-type]
     return tuple(out)
@@ -228,7 +232,7 @@ class _Reader:
     items: list[tuple[Node, ...]] | None = cython.declare(object)  # the innermost list's items (None: not in one)
     bare: _TableState | None = cython.declare(object)  # the table whose rows (not a cell) are being read
 
-    @cython.locals(marks=dict)
+    @cython.locals(marks=dict, block=object)
     def __init__(self, tree: BlockTree, root: int, covered: frozenset[int] | None, links: bool = True) -> None:
         self.root = root
         self.kept = covered
@@ -239,9 +243,12 @@ class _Reader:
         self.sources = tree.preformatted(root)
         marks = self.marks = {}
         for mark in tree.marks(root, covered, links=links):
-            bucket = marks.get(mark[0])  # (by Mark.block, read by position)
+            # (Mark.block, read by position from the tuple it is: compiled, indexing a tuple's subclass calls the
+            # type's __getitem__, a plain tuple's reads the item)
+            block = cython.cast(tuple, mark, typecheck=False)[0]
+            bucket = marks.get(block)
             if bucket is None:
-                marks[mark[0]] = [mark]
+                marks[block] = [mark]
             else:
                 bucket.append(mark)
         # the blocks with marks or line breaks, in order: a subtree without any (nor a structural tag) is its plain
@@ -270,6 +277,8 @@ class _Reader:
         return out
 
     @cython.ccall
+    @cython.locals(i=cython.Py_ssize_t, end=cython.Py_ssize_t, at=cython.Py_ssize_t, k=cython.Py_ssize_t,
+                   special=list, tags=list, structural=frozenset)
     def plain(self, i: int) -> bool:
         """Whether block ``i`` is a container of paragraphs to its last sub-block: no mark in it or around it, no
         line break, no tag read otherwise (:data:`_STRUCTURAL_TAGS`), outside a heading or a table's rows. Then
@@ -279,14 +288,21 @@ class _Reader:
         end = self.ends[i]
         special = self.special
         if special:  # (none in most subtrees read without links)
-            at = bisect_left(special, i)
+            at = _first_at_least(special, i)
             if at < len(special) and special[at] < end:
                 return False
-        return _STRUCTURAL_TAGS.isdisjoint(self.tags[i:end])
+        if not cython.compiled:
+            return _STRUCTURAL_TAGS.isdisjoint(self.tags[i:end])
+        tags = self.tags  # (compiled: a loop over the subtree's tags, no slice of them, no bound method made)
+        structural = _STRUCTURAL_TAGS
+        for k in range(i, end):
+            if tags[k] in structural:
+                return False
+        return True
 
     @cython.ccall
     @cython.locals(k=cython.Py_ssize_t, n=cython.Py_ssize_t, at=cython.Py_ssize_t, parts=tuple, chunks=list,
-                   tags=list, text=str)
+                   tags=list, text=str, marks=list)
     def walk(self, i: int) -> None:
         """Feed block ``i``'s text pieces and marks to the run; a sub-block that is not inline ends the run before
         and after it (in a heading: a space). Written for speed: it runs for every block rendered."""
@@ -300,15 +316,19 @@ class _Reader:
             k = n = 0
         else:
             k, n = 0, len(marks)
-            next_at = marks[0][1]  # (Mark.at, read by position)
+            next_at = cython.cast(tuple, marks[0], typecheck=False)[1]  # (Mark.at, as in __init__)
         for at, part in enumerate(parts):
             while k < n and next_at <= at:
                 self.mark(marks[k])  # type: ignore[index]
                 k += 1
                 if k < n:
-                    next_at = marks[k][1]  # type: ignore[index]
-            if part.__class__ is str:
-                chunks.append(part)  # type: ignore[arg-type]
+                    next_at = cython.cast(tuple, marks[k], typecheck=False)[1]  # type: ignore[index]
+            if type(part) is str:
+                # whitespace that would start a run is left out (it is none of the run's text): most pieces
+                # between two blocks are that, and a run of them alone ended for nothing
+                text = part  # type: ignore[assignment]
+                if chunks or not text.isspace():
+                    chunks.append(text)
             elif kept is None or part in kept:
                 tag = tags[part]  # type: ignore[index]
                 if tag in INLINE_BLOCK_TAGS:
@@ -339,8 +359,10 @@ class _Reader:
             k += 1
 
     @cython.ccall
+    @cython.locals(j=cython.Py_ssize_t, opened=list, fields=tuple)
     def mark(self, mark: Mark) -> None:
-        _, _, kind, opens, href = mark  # (read by position: no attribute lookups where compiled)
+        fields = cython.cast(tuple, mark, typecheck=False)  # (read by position, as in __init__)
+        kind, opens, href = fields[2], fields[3], fields[4]
         opened = self.open
         if opens:
             for k, _ in opened:  # (a loop, not any(): a compiled method takes no generator)
@@ -367,23 +389,27 @@ class _Reader:
                 return
 
     @cython.ccall
+    @cython.locals(chunks=list, run_open=list, run_marks=list, pieces=list)
     def take(self) -> list[Inline]:
         """The run as paragraphs (one line when :attr:`flat`); a new run starts."""
         chunks = self.chunks
         if not chunks:
             return []
-        text = "".join(chunks)
-        chunks.clear()
         run_open, run_marks = self.run_open, self.run_marks
         self.run_open, self.run_marks = list(self.open), []
         if run_open or run_marks:
-            return _marked(_OPEN_MARK * len(run_open) + text + _CLOSE_MARK * len(self.open), run_open + run_marks,
-                           self.flat)
+            pieces = [_OPEN_MARK * len(run_open), *chunks, _CLOSE_MARK * len(self.open)]
+            chunks.clear()
+            return _marked(pieces, run_open + run_marks, self.flat)
+        text = "".join(chunks)
+        chunks.clear()
         return _unmarked(text, self.flat)
 
     @cython.ccall
     def flush(self) -> None:
         """End the run: its paragraphs go to the sink."""
+        if not self.chunks:  # (no run: what follows has nothing to read)
+            return
         if self.run_open or self.run_marks or self.bare is not None:
             for inline in self.take():
                 self.emit(_paragraph(inline))
@@ -402,12 +428,15 @@ class _Reader:
         if self.bare is not None:  # between a table's rows: it is no markdown table
             self.bare.ok = False
         sink = self.sink
-        if (sink and isinstance(node, ListBlock) and node.implicit and isinstance(sink[-1], ListBlock)
+        # (type(...) is: the nodes are of these classes, not of subclasses; isinstance of another class than the
+        # object's looks further, for every paragraph)
+        if (sink and type(node) is ListBlock and node.implicit and type(sink[-1]) is ListBlock
                 and sink[-1].implicit):
-            sink[-1] = ListBlock(False, sink[-1].items + node.items, implicit=True)
+            sink[-1] = _new_node(ListBlock, (False, sink[-1].items + node.items, True))  # (implicit)
         else:
             sink.append(node)
 
+    @cython.ccall
     def block(self, i: int) -> None:
         """Read block ``i`` (its boundaries have ended the runs around it)."""
         tag = self.tags[i]
@@ -417,7 +446,7 @@ class _Reader:
             line = self.take()
             self.flat = False
             if line:
-                self.emit(Heading(HEADING_LEVELS[tag], line[0]))
+                self.emit(_new_node(Heading, (HEADING_LEVELS[tag], line[0])))
         elif tag in LIST_TAGS:
             self.list_(i, LIST_TAGS[tag])
         elif tag == "li":
@@ -439,16 +468,17 @@ class _Reader:
         elif tag == PREFORMATTED_TAG:
             text = self.preformatted(i)
             if text:
-                self.emit(Code(text))
+                self.emit(_new_node(Code, (text,)))
         elif tag == "blockquote":
             inner = self.inside(i, None)
             if inner:
-                self.emit(Quote(tuple(inner)))
+                self.emit(_new_node(Quote, (tuple(inner),)))
         elif tag == "hr":
-            self.emit(Rule())
+            self.emit(_new_node(Rule, ()))
         else:
             self.walk(i)
 
+    @cython.ccall
     def inside(self, i: int, items: list[tuple[Node, ...]] | None) -> list[Node]:
         """The nodes of block ``i`` read as a container of its own (a list item, a quote, a cell), in the list whose
         ``items`` are given (or in none)."""
@@ -460,6 +490,7 @@ class _Reader:
         self.sink, self.items, self.bare = saved
         return out
 
+    @cython.ccall
     def list_(self, i: int, ordered: bool) -> None:
         """A list: its items; what is not in an item (text, other blocks) an item of its own."""
         saved = self.sink, self.items, self.bare
@@ -472,14 +503,15 @@ class _Reader:
             items.append(tuple(loose))
         self.sink, self.items, self.bare = saved
         if items:
-            self.emit(ListBlock(ordered, tuple(items)))
+            self.emit(_new_node(ListBlock, (ordered, tuple(items), False)))
 
+    @cython.ccall
     def item(self, i: int) -> None:
         items = self.items
         if items is None:  # outside a list: a list of its own, joined by the items that follow it
             inner = self.inside(i, None)
             if inner:
-                self.emit(ListBlock(False, (tuple(inner),), implicit=True))
+                self.emit(_new_node(ListBlock, (False, (tuple(inner),), True)))  # (implicit)
             return
         if self.sink:  # what came before it in the list, outside an item
             items.append(tuple(self.sink))
@@ -488,6 +520,7 @@ class _Reader:
         if inner:
             items.append(tuple(inner))
 
+    @cython.ccall
     def table_(self, i: int) -> None:
         state = _TableState()
         saved = self.sink, self.items, self.bare
@@ -498,6 +531,7 @@ class _Reader:
         for node in state.node():
             self.emit(node)
 
+    @cython.ccall
     def row(self, i: int, state: _TableState) -> None:
         state.row, state.row_th = [], True
         self.walk(i)
@@ -505,6 +539,7 @@ class _Reader:
         state.rows.append((tuple(state.row), state.row_th, state.section == "thead"))
         state.row = None
 
+    @cython.ccall
     def cell(self, i: int, state: _TableState) -> None:
         nodes = self.inside(i, None)
         state.nodes.extend(nodes)
@@ -529,7 +564,7 @@ class _Reader:
         sources = self.sources
         kept = self.kept
         for at, part in enumerate(self.parts_of(i)):
-            if part.__class__ is str:
+            if type(part) is str:
                 out.append(sources.get((i, at), part))  # type: ignore[arg-type]
             elif kept is None or part in kept:
                 inline = self.tags[part] in INLINE_BLOCK_TAGS  # type: ignore[index]
@@ -538,6 +573,25 @@ class _Reader:
                 self._source(part, out)  # type: ignore[arg-type]
                 if not inline:
                     out.append("\n")
+
+
+@cython.cfunc
+@cython.locals(values=list, value=cython.Py_ssize_t, lo=cython.Py_ssize_t, hi=cython.Py_ssize_t,
+               mid=cython.Py_ssize_t, item=cython.Py_ssize_t)
+def _first_at_least(values: list[int], value: int) -> int:
+    """``bisect_left(values, value)``; compiled, a loop over C integers (the library's function is a call of
+    Python's, for every block the walk tests)."""
+    if not cython.compiled:
+        return bisect_left(values, value)
+    lo, hi = 0, len(values)
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        item = values[mid]
+        if item < value:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 #: The tags :meth:`_Reader.block` reads otherwise than as a container of paragraphs.
@@ -593,21 +647,24 @@ def _with_breaks(lines: list[str]) -> Inline:
 
 
 @cython.ccall
-def _marked(text: str, marks: list[tuple[str, str | None]], flat: bool) -> list[Inline]:
-    """Paragraphs of a run with marks (the k-th :data:`_OPEN_MARK` opens ``marks[k]``, a :data:`_CLOSE_MARK`
-    closes the innermost open): as :func:`_unmarked`, spaces kept outside spans, spans without a word left out;
-    spans open at a paragraph's end open again in the next."""
-    if "\n" in text:
+@cython.locals(pieces=list)
+def _marked(pieces: list[str], marks: list[tuple[str, str | None]], flat: bool) -> list[Inline]:
+    """Paragraphs of a run with marks, given as its text pieces (the k-th :data:`_OPEN_MARK` opens ``marks[k]``, a
+    :data:`_CLOSE_MARK` closes the innermost open): as :func:`_unmarked`, spaces kept outside spans, spans without
+    a word left out; spans open at a paragraph's end open again in the next. (A line break is a piece of its own:
+    text pieces have theirs as spaces. Without one, the pieces are collapsed where they lie, not joined first.)"""
+    if "\n" in pieces:
         if not flat:
-            return _marked_lines(text, marks, flat)
-        text = text.replace("\n", " ")
-    line = _marked_line(join_pieces([text]), marks)
+            return _marked_lines("".join(pieces), marks, flat)
+        pieces = [" " if piece == "\n" else piece for piece in pieces]
+    line = _marked_line(join_pieces(pieces), marks)
     return [line] if line else []
 
 
 @cython.ccall
 @cython.locals(text=str, piece=str, words=str, k=cython.Py_ssize_t, pos=cython.Py_ssize_t, end=cython.Py_ssize_t,
-               at=cython.Py_ssize_t, next_open=cython.Py_ssize_t, next_close=cython.Py_ssize_t, space=cython.bint)
+               at=cython.Py_ssize_t, next_open=cython.Py_ssize_t, next_close=cython.Py_ssize_t, space=cython.bint,
+               marks=list, root=list, children=list, stack=list, pending=list, inner=list)
 def _marked_line(text: str, marks: list[tuple[str, str | None]]) -> Inline:
     """:func:`_marked` of one line, its whitespace collapsed already: the text between two marks is read at once, a
     span made when it closes."""
@@ -659,16 +716,17 @@ def _marked_line(text: str, marks: list[tuple[str, str | None]]) -> Inline:
 
 
 @cython.ccall
+@cython.locals(stack=list, inner=list, parent=list)
 def _close_span(stack: list[tuple[str, str | None, list, list]]) -> list:
     """Make the innermost open span, in its place in its parent's children; the parent's children."""
     kind, href, inner, parent = stack.pop()
-    parent[-1] = tuple.__new__(Span, (kind, tuple(inner), href))  # (Span(...), made from C where compiled)
+    parent[-1] = _new_node(Span, (kind, tuple(inner), href))  # (Span(...), made from C)
     return parent
 
 
 @cython.ccall
 @cython.locals(token=str, words=str, k=cython.Py_ssize_t, breaks=cython.Py_ssize_t, space=cython.bint,
-               flat=cython.bint)
+               flat=cython.bint, marks=list, out=list, root=list, stack=list, pending=list, span=list)
 def _marked_lines(text: str, marks: list[tuple[str, str | None]], flat: bool) -> list[Inline]:
     """:func:`_marked` of a run with line breaks, token by token."""
     out: list[Inline] = []
@@ -724,39 +782,65 @@ def _marked_lines(text: str, marks: list[tuple[str, str | None]], flat: bool) ->
 
 
 @cython.ccall
-@cython.locals(text=str, out=list, i=cython.Py_ssize_t, start=cython.Py_ssize_t, ch=cython.Py_UCS4)
+@cython.locals(text=str, out=list, at=cython.Py_ssize_t, start=cython.Py_ssize_t, end=cython.Py_ssize_t,
+               next_open=cython.Py_ssize_t, next_close=cython.Py_ssize_t, next_break=cython.Py_ssize_t)
 def _tokens(text: str) -> list[str]:
-    """``_TOKENS.split(text)``: the text between the mark stand-ins and line breaks, and each of them. Compiled, a
-    loop over the characters (the regex tested each against its class: a tenth of a run's reading on text-dense
-    pages); interpreted, the split."""
+    """``_TOKENS.split(text)``: the text between the mark stand-ins and line breaks, and each of them. Compiled, the
+    next of each of the three found with ``str.find`` (the regex tested every character against its class, a loop
+    over the characters read each through its string's kind: a tenth of a run's reading on text-dense pages);
+    interpreted, the split."""
     if not cython.compiled:
         return _TOKENS.split(text)
     out = []
     start = 0
-    for i in range(len(text)):
-        ch = text[i]
-        if ch == 0xD800 or ch == 0xD801 or ch == 10:  # (_OPEN_MARK, _CLOSE_MARK, "\n")
-            out.append(text[start:i])
-            out.append(_OPEN_MARK if ch == 0xD800 else _CLOSE_MARK if ch == 0xD801 else "\n")
-            start = i + 1
+    end = len(text)
+    next_open, next_close, next_break = _found(text, _OPEN_MARK, 0), _found(text, _CLOSE_MARK, 0), _found(text, "\n", 0)
+    while True:
+        at = min(next_open, next_close, next_break)
+        if at == end:
+            break
+        out.append(text[start:at])
+        if at == next_open:
+            out.append(_OPEN_MARK)
+            next_open = _found(text, _OPEN_MARK, at + 1)
+        elif at == next_close:
+            out.append(_CLOSE_MARK)
+            next_close = _found(text, _CLOSE_MARK, at + 1)
+        else:
+            out.append("\n")
+            next_break = _found(text, "\n", at + 1)
+        start = at + 1
     out.append(text[start:])
     return out
 
 
+@cython.cfunc
+@cython.inline
+@cython.locals(text=str, start=cython.Py_ssize_t, at=cython.Py_ssize_t)
+@cython.returns(cython.Py_ssize_t)
+def _found(text: str, sought: str, start: int) -> int:
+    """Where ``sought`` is next in ``text`` from ``start`` on, or the text's length."""
+    at = text.find(sought, start)
+    return len(text) if at < 0 else at
+
+
 @cython.ccall
+@cython.locals(items=list)
 def _append(items: list, text: str) -> None:
     """Append text to inline content, joined to the text before it."""
-    if items and items[-1].__class__ is str:
+    if items and type(items[-1]) is str:
         items[-1] += text
     else:
         items.append(text)
 
 
+@cython.ccall
+@cython.locals(items=list, k=cython.Py_ssize_t)
 def _frozen(items: list) -> Inline:
     """Inline content built as lists (a span: ``[kind, href, children]``) as tuples."""
     for k, item in enumerate(items):
-        if item.__class__ is list:
-            items[k] = tuple.__new__(Span, (item[0], _frozen(item[2]), item[1]))  # (as in _close_span)
+        if type(item) is list:
+            items[k] = _new_node(Span, (item[0], _frozen(item[2]), item[1]))  # (as in _close_span)
     return tuple(items)
 
 

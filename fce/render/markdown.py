@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Collection, Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import quote
 
 from fce.render.document import (
@@ -58,6 +58,7 @@ def _markdown_nodes(nodes: Sequence[Node], links: Links) -> str:
     return "\n".join(_md_sequence(nodes, links))
 
 
+@cython.ccall
 def _md_sequence(nodes: Sequence[Node], links: Links, *, tight: bool = False) -> list[str]:
     """The lines of consecutive nodes, a blank line between two (``tight``: none before a list that follows a
     paragraph, as in a list item); of two lists in a row the second takes the other bullet (the same would join
@@ -66,26 +67,29 @@ def _md_sequence(nodes: Sequence[Node], links: Links, *, tight: bool = False) ->
     before: Node | None = None
     alternate = False
     for node in nodes:
-        if node.__class__ is Paragraph:
-            inline = node[0]  # (its inline content: read by position, no attribute lookup, where compiled)
-            if len(inline) == 1 and inline[0].__class__ is str:  # (most nodes: a line of text)
+        if type(node) is Paragraph:
+            # (its inline content, read by position from the tuple the node is: compiled, no attribute lookup, and no
+            # call of the type's __getitem__, which indexing a tuple's subclass makes)
+            inline = cython.cast(tuple, node, typecheck=False)[0]
+            if len(inline) == 1 and type(inline[0]) is str:  # (most nodes: a line of text)
                 if lines:
                     lines.append("")
                 lines.append(_md_text(inline[0]))  # type: ignore[arg-type]
                 before = node
                 continue
-        alternate = (isinstance(node, ListBlock) and isinstance(before, ListBlock)
+        alternate = (type(node) is ListBlock and type(before) is ListBlock  # (as in _Reader.emit)
                      and node.ordered == before.ordered and not alternate)
         out = _md_node(node, links, alternate)
         if not out:
             continue
-        if lines and not (tight and isinstance(node, ListBlock) and isinstance(before, Paragraph)):
+        if lines and not (tight and type(node) is ListBlock and type(before) is Paragraph):
             lines.append("")
         lines.extend(out)
         before = node
     return lines
 
 
+@cython.ccall
 def _md_node(node: Node, links: Links, alternate: bool) -> list[str]:
     if isinstance(node, Paragraph):
         return _md_inline(node.inline, links).split("\n")
@@ -111,16 +115,18 @@ _BACKTICKS = re.compile(r"`+")
 THEMATIC_BREAK = "___"
 
 
+@cython.ccall
 def _md_list(node: ListBlock, links: Links, alternate: bool) -> list[str]:
     items: list[list[str]] = []
-    for body in (_md_sequence(item, links, tight=True) for item in node.items):
+    for entry in node.items:
+        body = _md_sequence(entry, links, tight=True)
         if not body:
             continue
         n = len(items) + 1
         marker = (f"{n}{')' if alternate else '.'}" if node.ordered else ("*" if alternate else "-"))
         pad = " " * (len(marker) + 1)
-        items.append([f"{marker} {body[0]}", *(pad + line if line else "" for line in body[1:])])
-    loose = any("" in item for item in items)  # a blank line in an item: blank lines between the items too
+        items.append([f"{marker} {body[0]}", *[pad + line if line else "" for line in body[1:]]])
+    loose = any(["" in item for item in items])  # a blank line in an item: blank lines between the items too
     lines: list[str] = []
     for item in items:
         if lines and loose:
@@ -129,6 +135,7 @@ def _md_list(node: ListBlock, links: Links, alternate: bool) -> list[str]:
     return lines
 
 
+@cython.ccall
 def _md_table(node: Table, links: Links) -> list[str]:
     lines = _md_sequence(node.caption, links)
     if lines:
@@ -140,13 +147,17 @@ def _md_table(node: Table, links: Links) -> list[str]:
     return lines
 
 
+@cython.ccall
 def _md_row(cells: list[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-# inline markdown: a list of segments, each [text, role, span]; delimiters that would not parse where they fall are
+# inline markdown: a list of segments, each (text, role, span); delimiters that would not parse where they fall are
 # found on the segments, their spans written as plain content, and the segments made again
 _TEXT, _OPEN, _CLOSE, _BREAK_SEGMENT, _CODE = range(5)
+#: A segment: its text, its role, the id of its span (None where it is text). (Tuples: a paragraph's segments are
+#: made and freed at once, and a tuple is one allocation where a list is two.)
+Segment: TypeAlias = tuple[str, int, Any]
 _DELIMITERS = {"em": "*", "strong": "**", "del": "~~"}
 
 
@@ -158,16 +169,17 @@ def _md_text(text: str) -> str:
 
 
 @cython.ccall
-@cython.locals(k=cython.Py_ssize_t, n=cython.Py_ssize_t, line_start=cython.bint, segments=list, out=list)
+@cython.locals(k=cython.Py_ssize_t, n=cython.Py_ssize_t, line_start=cython.bint, segments=list, out=list,
+               segment=tuple, text=str, plain=set)
 def _md_inline(inline: Inline, links: Links, heading: bool = False, table: bool = False) -> str:
     """Inline content as markdown, line breaks as ``\\`` and a new line (a space in a heading or a table cell)."""
-    if len(inline) == 1 and inline[0].__class__ is str:  # (most paragraphs: text alone)
+    if len(inline) == 1 and type(inline[0]) is str:  # (most paragraphs: text alone)
         if heading:
             return _closing_hashes(_escape(inline[0]))  # type: ignore[arg-type]
         return _escape(inline[0]) if table else _md_text(inline[0])  # type: ignore[arg-type]
     plain: set[int] = set()
     while True:
-        segments: list[list] = []
+        segments: list[Segment] = []
         if not _md_segments(inline, links, plain, segments, heading or table, table):
             break  # (no emphasis, no code: links and text alone always parse)
         bad = _unparsable(segments)
@@ -178,7 +190,8 @@ def _md_inline(inline: Inline, links: Links, heading: bool = False, table: bool 
     line_start = not (heading or table)  # (a heading's or a cell's text is not at the start of a line)
     n = len(segments)
     for k in range(n):
-        text, role, _ = segments[k]
+        segment = segments[k]
+        text, role = segment[0], segment[1]
         if role == _TEXT:
             if line_start and text and (text[0] in "#>+=-" or text[0].isdecimal()):  # (what _LINE_START can match)
                 text = _LINE_START.sub(_escape_line_start, text)
@@ -191,36 +204,38 @@ def _md_inline(inline: Inline, links: Links, heading: bool = False, table: bool 
 
 
 @cython.ccall
-@cython.locals(out=list, plain=set, flat=cython.bint, table=cython.bint, in_link=cython.bint, delimited=cython.bint)
-def _md_segments(inline: Inline, links: Links, plain: set[int], out: list[list], flat: bool, table: bool,
+@cython.locals(out=list, plain=set, flat=cython.bint, table=cython.bint, in_link=cython.bint, delimited=cython.bint,
+               fields=tuple)
+def _md_segments(inline: Inline, links: Links, plain: set[int], out: list[Segment], flat: bool, table: bool,
                  in_link: bool = False) -> bool:
     """Append the segments of ``inline`` to ``out`` (spans in ``plain`` as their content alone); whether there is
     emphasis or code among them (whose delimiters may not parse). (Called from C where compiled, a span's fields
     read by position: kind, children, href.)"""
     delimited = False
     for item in inline:
-        if item.__class__ is str:
-            out.append([_escape(item), _TEXT, None])  # type: ignore[arg-type]
+        if type(item) is str:
+            out.append((_escape(item), _TEXT, None))  # type: ignore[arg-type]
         elif item is BREAK:
-            out.append([" " if flat else "\\\n", _TEXT if flat else _BREAK_SEGMENT, None])
+            out.append((" " if flat else "\\\n", _TEXT if flat else _BREAK_SEGMENT, None))
         else:
             span: Span = item  # type: ignore[assignment]
-            kind, children, href = span
+            fields = cython.cast(tuple, span, typecheck=False)  # (read by position: no call of Span's __getitem__)
+            kind, children, href = fields[0], fields[1], fields[2]
             key = id(span)
             if key in plain:
                 delimited |= _md_segments(children, links, plain, out, flat, table, in_link)
             elif kind == "code" and not (in_link and _BRACKETS.search(_code_text(span, table))):
-                out.append([_code_span(_code_text(span, table)), _CODE, key])
+                out.append((_code_span(_code_text(span, table)), _CODE, key))
                 delimited = True
             elif kind == "link" and (href := links.href(href)) is not None:
-                out.append(["[", _OPEN, key])
+                out.append(("[", _OPEN, key))
                 delimited |= _md_segments(children, links, plain, out, flat, table, True)
-                out.append([f"]({_destination(href)})", _CLOSE, key])
+                out.append((f"]({_destination(href)})", _CLOSE, key))
             elif kind in _DELIMITERS:
                 delimiter = _DELIMITERS[kind]
-                out.append([delimiter, _OPEN, key])
+                out.append((delimiter, _OPEN, key))
                 _md_segments(children, links, plain, out, flat, table, in_link)
-                out.append([delimiter, _CLOSE, key])
+                out.append((delimiter, _CLOSE, key))
                 delimited = True
             else:  # no markdown for it (sub, sup), or a link not written
                 delimited |= _md_segments(children, links, plain, out, flat, table, in_link)
@@ -244,7 +259,7 @@ def _code_span(text: str) -> str:
 
 def _plain_text(inline: Inline) -> Iterator[str]:
     for item in inline:
-        if item.__class__ is str:
+        if type(item) is str:
             yield item  # type: ignore[misc]
         elif item is BREAK:
             yield " "
@@ -253,8 +268,8 @@ def _plain_text(inline: Inline) -> Iterator[str]:
 
 
 @cython.locals(n=cython.Py_ssize_t, k=cython.Py_ssize_t, end=cython.Py_ssize_t, left=cython.bint, right=cython.bint,
-               nested=cython.bint, around=list, bad=set)
-def _unparsable(segments: list[list]) -> set[int]:
+               nested=cython.bint, around=list, bad=set, segments=list, segment=tuple, text=str)
+def _unparsable(segments: list[Segment]) -> set[int]:
     """The spans whose delimiters would not be read as such where they fall: CommonMark's flanking rules for the
     run of ``*`` (or ``~``) a delimiter is in; delimiters of two spans of one kind in a run (``*a**b*``); of two
     spans in a run that can both open and close (the rule of three would pair them otherwise); a run that can both
@@ -265,7 +280,8 @@ def _unparsable(segments: list[list]) -> set[int]:
     around: list[tuple[int, str]] = []  # the spans open, with their delimiter's character
     k = 0
     while k < n:
-        text, role, key = segments[k]
+        segment = segments[k]
+        text, role, key = segment[0], segment[1], segment[2]
         if role == _CODE:
             if _char_before(segments, k) == "`" or _char_after(segments, k) == "`":
                 bad.add(key)
@@ -305,7 +321,12 @@ def _unparsable(segments: list[list]) -> set[int]:
         run = segments[k:end]
         keys = {seg[2] for seg in run}
         closing = {_KINDS_OF[seg[0]] for seg in run if seg[1] == _CLOSE}
-        nested = left and right and any(ch == text[0] and key_ not in keys for key_, ch in around)
+        nested = False
+        if left and right:
+            for key_, ch in around:
+                if ch == text[0] and key_ not in keys:
+                    nested = True
+                    break
         for seg in run:
             if nested:
                 bad.add(seg[2])
@@ -323,6 +344,8 @@ def _unparsable(segments: list[list]) -> set[int]:
     return bad
 
 
+@cython.ccall
+@cython.locals(around=list, j=cython.Py_ssize_t)
 def _close(around: list[tuple[int, str]], key: int) -> None:
     """Take span ``key`` off the spans open (the innermost, nearly always)."""
     for j in range(len(around) - 1, -1, -1):
@@ -335,20 +358,22 @@ _KINDS_OF = {delimiter: kind for kind, delimiter in _DELIMITERS.items()}
 
 
 @cython.ccall
-@cython.locals(k=cython.Py_ssize_t, j=cython.Py_ssize_t)
-def _char_before(segments: list[list], k: int) -> str | None:
+@cython.locals(k=cython.Py_ssize_t, j=cython.Py_ssize_t, segments=list, text=str)
+def _char_before(segments: list[Segment], k: int) -> str | None:
     for j in range(k - 1, -1, -1):
-        if segments[j][0]:
-            return segments[j][0][-1]  # type: ignore[no-any-return]
+        text = segments[j][0]
+        if text:
+            return text[-1]
     return None
 
 
 @cython.ccall
-@cython.locals(k=cython.Py_ssize_t, j=cython.Py_ssize_t)
-def _char_after(segments: list[list], k: int) -> str | None:
+@cython.locals(k=cython.Py_ssize_t, j=cython.Py_ssize_t, segments=list, text=str)
+def _char_after(segments: list[Segment], k: int) -> str | None:
     for j in range(k + 1, len(segments)):
-        if segments[j][0]:
-            return segments[j][0][0]  # type: ignore[no-any-return]
+        text = segments[j][0]
+        if text:
+            return text[0]
     return None
 
 
@@ -357,6 +382,7 @@ _MD_SPACE = frozenset("\t\n\x0b\x0c\r")
 
 
 @cython.ccall
+@cython.locals(ch=cython.Py_UCS4)
 def _is_space(ch: str) -> bool:
     if ch < "\x80":  # (most characters: no call of unicodedata's)
         return ch in _ASCII_SPACE
@@ -364,6 +390,7 @@ def _is_space(ch: str) -> bool:
 
 
 @cython.ccall
+@cython.locals(ch=cython.Py_UCS4)
 def _is_punct(ch: str) -> bool:
     """CommonMark's punctuation: Unicode punctuation and symbols (ASCII's are all among them)."""
     if ch < "\x80":
@@ -379,6 +406,9 @@ _ASCII_PUNCT = frozenset(ch for ch in map(chr, range(0x80)) if unicodedata.categ
 #: Characters that would start markup anywhere (CommonMark's inlines, GitHub's tables and strike-through), and an
 #: ``&`` that would start an entity.
 _SPECIAL = re.compile(r"[\\`*\[\]<|~]")
+#: Each character of :data:`_SPECIAL` with its escape, the backslash first (the backslashes the others are given
+#: are not escaped again).
+_SPECIAL_ESCAPES = tuple((ch, "\\" + ch) for ch in "\\`*[]<|~")
 _ENTITY = re.compile(r"&(?=#?\w+;)")
 #: An ``_`` that is not between two letters or digits (there it cannot start or end emphasis).
 _UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
@@ -416,10 +446,6 @@ def _may_escape(text: str) -> bool:
 _CLOSING_HASHES = re.compile(r"(^| )(#+)$")
 
 
-def _backslashed(match: re.Match[str]) -> str:
-    return "\\" + match[0]
-
-
 def _escape_line_start(match: re.Match[str]) -> str:
     return "\\" + match[1] if match[1] else match[2] + "\\"
 
@@ -435,7 +461,9 @@ def _escape(text: str) -> str:
     if not _may_escape(text):  # (most text: one pass, none of the searches)
         return text
     if _SPECIAL.search(text) is not None:  # (most text has none: searched at C speed, no replacement made)
-        text = _SPECIAL.sub(_backslashed, text)
+        for special, escaped in _SPECIAL_ESCAPES:  # (a few replacements: no call of Python's per match)
+            if special in text:
+                text = text.replace(special, escaped)
     if "&" in text:
         text = _ENTITY.sub(r"\\&", text)
     return _UNDERSCORE.sub(r"\\_", text) if "_" in text else text
