@@ -288,7 +288,7 @@ class _Reader:
         end = self.ends[i]
         special = self.special
         if special:  # (none in most subtrees read without links)
-            at = _first_at_least(special, i)
+            at = bisect_left(special, i)
             if at < len(special) and special[at] < end:
                 return False
         if not cython.compiled:
@@ -573,25 +573,6 @@ class _Reader:
                 self._source(part, out)  # type: ignore[arg-type]
                 if not inline:
                     out.append("\n")
-
-
-@cython.cfunc
-@cython.locals(values=list, value=cython.Py_ssize_t, lo=cython.Py_ssize_t, hi=cython.Py_ssize_t,
-               mid=cython.Py_ssize_t, item=cython.Py_ssize_t)
-def _first_at_least(values: list[int], value: int) -> int:
-    """``bisect_left(values, value)``; compiled, a loop over C integers (the library's function is a call of
-    Python's, for every block the walk tests)."""
-    if not cython.compiled:
-        return bisect_left(values, value)
-    lo, hi = 0, len(values)
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        item = values[mid]
-        if item < value:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
 
 
 #: The tags :meth:`_Reader.block` reads otherwise than as a container of paragraphs.
