@@ -405,10 +405,11 @@ _ASCII_PUNCT = frozenset(ch for ch in map(chr, range(0x80)) if unicodedata.categ
 
 #: Characters that would start markup anywhere (CommonMark's inlines, GitHub's tables and strike-through), and an
 #: ``&`` that would start an entity.
-_SPECIAL = re.compile(r"[\\`*\[\]<|~]")
+_SPECIAL_CHARS = "\\`*[]<|~"
+_SPECIAL = re.compile("[" + re.escape(_SPECIAL_CHARS) + "]")
 #: Each character of :data:`_SPECIAL` with its escape, the backslash first (the backslashes the others are given
 #: are not escaped again).
-_SPECIAL_ESCAPES = tuple((ch, "\\" + ch) for ch in "\\`*[]<|~")
+_SPECIAL_ESCAPES = tuple((ch, "\\" + ch) for ch in _SPECIAL_CHARS)
 _ENTITY = re.compile(r"&(?=#?\w+;)")
 #: An ``_`` that is not between two letters or digits (there it cannot start or end emphasis).
 _UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
