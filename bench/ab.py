@@ -41,10 +41,12 @@ MODULES = ("fce.parse", "fce.blocks", "fce.detect", "fce.learn", "fce.methods", 
 
 
 def _import(root: str | None) -> dict[str, Any]:
-    """Import fce's modules from ``root`` (``None``: the normal path) and detach them from ``sys.modules``."""
-    for name in [m for m in sys.modules if m == "fce" or m.startswith("fce.")]:
-        del sys.modules[name]
+    """Import fce's modules from ``root`` (``None``: the normal path, the modules already imported kept) and
+    detach them from ``sys.modules``. The normal path goes first: a compiled module (Cython) runs its body once per
+    process, so one imported already (by ``bench.common``) and imported again would register nothing anew."""
     if root is not None:
+        for name in [m for m in sys.modules if m == "fce" or m.startswith("fce.")]:
+            del sys.modules[name]
         sys.path.insert(0, root)
     try:
         mods: dict[str, Any] = {name: importlib.import_module(name) for name in MODULES}
@@ -70,6 +72,18 @@ def _active(mods: dict[str, Any]) -> Iterator[None]:
         for m in mods["__modules__"]:
             sys.modules.pop(m, None)
         sys.modules.update(saved)
+
+
+def _as(mods: dict[str, Any], function: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``function`` run with ``sys.modules`` holding this version's fce modules: a lazy import in its code (fce
+    imports some modules inside functions) gets that version's. Both sides pay the same few dictionary stores."""
+    modules = mods["__modules__"]
+
+    def run(item: Any) -> Any:
+        sys.modules.update(modules)
+        return function(item)
+
+    return run
 
 
 def _paired(old: Callable[[Any], Any], new: Callable[[Any], Any], items: Sequence[Any],
@@ -107,8 +121,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not specs:
         print(f"msv-big9 not found under {args.data}: nothing measured.")
         return 0
-    old = _import(str(args.baseline.resolve()))
     new = _import(None)
+    old = _import(str(args.baseline.resolve()))
+    for name in [m for m in sys.modules if m == "fce" or m.startswith("fce.")]:
+        del sys.modules[name]
+    sys.modules.update(new["__modules__"])
     print(f"old: {old['__file__']}\nnew: {new['__file__']}")
     if args.learn:
         return _learn(args, specs, old, new)
@@ -120,8 +137,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if len(pages) <= common.LEARN_PAGES:
             continue
         learn, held_out = common.split_learn_detect(pages, args.seed)
-        template = old["fce.learn"].TemplateLearner(site).fit(
-            [old["fce.parse"].parse_page(s.read(), url=s.url) for s in learn]).template_
+        with _active(old):
+            template = old["fce.learn"].TemplateLearner(site).fit(
+                [old["fce.parse"].parse_page(s.read(), url=s.url) for s in learn]).template_
         payload = template.to_json()
         d_old = old["fce.detect"].Detector(old["fce.template"].Template.from_json(payload))
         d_new = new["fce.detect"].Detector(new["fce.template"].Template.from_json(payload))
@@ -136,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     mb_old, mb_new = old["fce.methods"].get_method("mainblock"), new["fce.methods"].get_method("mainblock")
     pl_old, pl_new = old["fce.methods"].get_method("plain"), new["fce.methods"].get_method("plain")
     seg_old, seg_new = old["fce.blocks"].segment, new["fce.blocks"].segment
-    parsed = [(p_old(h), p_new(h)) for h, _, _ in work]
+    parsed = [(_as(old, p_old)(h), _as(new, p_new)(h)) for h, _, _ in work]
     components: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any], Sequence[Any]]] = {
         "segment": (lambda p: seg_old(p[0], "qualified"), lambda p: seg_new(p[1], "qualified"), parsed),
         "parse_page": (lambda w: p_old(w[0]), lambda w: p_new(w[0]), work),
@@ -152,7 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("| component | old ms | new ms | old × floor | new × floor | new ÷ old |")
     print("|:--|--:|--:|--:|--:|--:|")
     for name, (f_old, f_new, items) in components.items():
-        t_old, t_new = _paired(f_old, f_new, items, args.reps)
+        t_old, t_new = _paired(_as(old, f_old), _as(new, f_new), items, args.reps)
 
         def ratio(times: list[float], base: list[float]) -> float:
             return median([t / b for t, b in zip(times, base, strict=True) if b > 0])

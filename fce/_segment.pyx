@@ -2036,6 +2036,8 @@ cdef class _EventWalk:
     cdef char* text           # the characters since the last element event
     cdef Py_ssize_t text_len, text_cap
     cdef bint give_back       # the page needs the tree path
+    cdef bint long_tag        # ... because a start tag has more than max_attributes attributes
+    cdef Py_ssize_t max_attributes
     cdef object error         # an exception raised inside a callback
     # what parse_page's repair of a body left in <head> looks at: whether the root's first <head> is open, has
     # been seen, and holds an element that may not stay in a head (fce.page.HEAD_TAGS); whether the root has a
@@ -2084,7 +2086,7 @@ cdef class _EventWalk:
         self.qualified = qualified
         self.current = -1
         self.link_depth = self.depth = self.skip = self.text_len = 0
-        self.started = self.done = self.give_back = False
+        self.started = self.done = self.give_back = self.long_tag = False
         self.in_head = self.head_seen = self.head_foreign = self.body_seen = False
         self.in_script = False
         self.script_len = 0
@@ -2163,6 +2165,11 @@ cdef class _EventWalk:
         cdef int entered
         cdef char flags = 0
         if self.done:
+            return 0
+        if atts is not NULL and _count_atts(atts) > self.max_attributes:
+            # libxml2's tree builder is quadratic in a tag's attributes: the text is cut first (fce.parse)
+            self.give_back = self.long_tag = True
+            _stop_parser(self.ctxt)
             return 0
         if atts is not NULL and _same_string(<const char*>name, b"script") and _names_linked_data(atts):
             self.in_script = True
@@ -2302,6 +2309,14 @@ cdef inline const char* _att(const_xmlChar** atts, const char* name) noexcept:
     return NULL
 
 
+cdef inline Py_ssize_t _count_atts(const_xmlChar** atts) noexcept:
+    """The number of attributes the parser gives with a start tag (name and value pairs up to a NULL name)."""
+    cdef Py_ssize_t i = 0
+    while atts[i] is not NULL:
+        i += 2
+    return i // 2
+
+
 cdef int _hidden_atts(const_xmlChar** atts, bint anchor) noexcept:
     """:func:`_hidden` of an element by its attributes as the parser gives them (the first of each name counts)."""
     cdef Py_ssize_t i = 0
@@ -2374,14 +2389,21 @@ import threading as _threading
 _walks = _threading.local()  # one parser context per thread (libxml2's contexts are not shared between threads)
 
 
-def segment_bytes(bytes data, bint qualified):
+#: What :func:`segment_bytes` returns for a page with a start tag of more attributes than it was allowed.
+LONG_TAG = "long tag"
+
+
+def segment_bytes(bytes data, bint qualified, Py_ssize_t max_attributes):
     """The segmentation of a page from its UTF-8 bytes, made from libxml2's parse events without building a tree:
     the same as ``segment(root, qualified)`` of the root that fce's lxml parser builds from ``data``, or None where
-    the page needs that tree (see above) or this cannot run here (:data:`SAX_AVAILABLE`)."""
+    the page needs that tree (see above) or this cannot run here (:data:`SAX_AVAILABLE`), or :data:`LONG_TAG`
+    where a start tag has more than ``max_attributes`` attributes."""
     cdef _EventWalk walk
     if not SAX_AVAILABLE or not _hidden_in_c or len(data) > 2147483647:
         return None  # (_hidden_in_c: a visibility test other than the one in C needs the element: the tree path)
     walk = getattr(_walks, "walk", None)
     if walk is None:
         walk = _walks.walk = _EventWalk()
-    return walk.run(data, qualified)
+    walk.max_attributes = max_attributes
+    result = walk.run(data, qualified)
+    return LONG_TAG if walk.long_tag else result

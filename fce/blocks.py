@@ -645,12 +645,17 @@ def sax_available() -> bool:
     return bool(getattr(_ACCEL, "SAX_AVAILABLE", False))
 
 
-def sax_segmentation(data: bytes, qualified: bool) -> object | None:
+#: What :func:`sax_segmentation` returns for a page with a start tag of more attributes than it allows.
+LONG_TAG: str = "long tag" if _ACCEL is None else _ACCEL.LONG_TAG
+
+
+def sax_segmentation(data: bytes, qualified: bool, max_attributes: int) -> object | None:
     """The compiled walk made from libxml2's parse events of ``data`` (``fce/_segment.pyx``: ``segment_bytes``),
-    or None (not compiled or not available here, or a page that needs its tree)."""
+    or None (not compiled or not available here, or a page that needs its tree), or :data:`LONG_TAG` (a start tag
+    of more than ``max_attributes`` attributes)."""
     if _ACCEL is None:
         return None
-    return _ACCEL.segment_bytes(data, qualified)
+    return _ACCEL.segment_bytes(data, qualified, max_attributes)
 
 
 def segment_element(root: object, path_style: str = DEFAULT_PATH_STYLE) -> BlockTree:

@@ -207,6 +207,8 @@ _CONTROL = re.compile("[" + re.escape(_CONTROL_BYTES.decode("ascii")) + "]")
 _UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
 _HIGH_BYTE = re.compile(rb"[\x80-\xff]")
 _TAG = re.compile(r"<(/?)([A-Za-z][^\s/>]*)[^>]*>")
+#: A start tag up to its ``>``, a quoted value read whole (possessive: no backtracking on a tag that never ends).
+_QUOTED_TAG = re.compile(r"""<[A-Za-z](?:[^>"']++|"[^"]*+"?|'[^']*+'?)*+""")
 _END_TAG_AT_END = re.compile(r"</[A-Za-z][^\s/<>]*\s*$")
 _ATTRIBUTE = re.compile(r"""[^\s"'<>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?""")
 _VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
@@ -592,8 +594,15 @@ def _segmented(data: bytes, blocks: str, *, url: str | None, encoding: str, sour
     """The page whose UTF-8 bytes ``data`` are what :func:`_parse_tree` would parse, with its block tree made from
     the parser's events and its lxml tree parsed from ``data`` when asked for; None where the tree path must
     parse it (:func:`segment_from_bytes`)."""
+    from fce.blocks import LONG_TAG
+
     tree = segment_from_bytes(data, blocks)
-    if tree is None:
+    if tree is LONG_TAG:
+        # a start tag of more than MAX_ATTRIBUTES attributes that _long_tags did not see, its ">"s inside quoted
+        # values: cut by the scan that follows quotes, which only such pages pay for
+        data = _limit_attributes(data.decode("utf-8", "replace"), quoted=True).encode("utf-8", "replace")
+        tree = segment_from_bytes(data, blocks)
+    if tree is None or tree is LONG_TAG:
         return None
     page = _SegmentedPage(root=None, url=url, encoding=encoding, source=source, size=size, meta=meta, markup=data)
     object.__setattr__(page, "_data", data)
@@ -606,15 +615,16 @@ def _segmented(data: bytes, blocks: str, *, url: str | None, encoding: str, sour
 def segment_from_bytes(data: bytes, path_style: str) -> Any:
     """The block tree (:class:`fce.blocks.BlockTree`) of a page's UTF-8 bytes in ``path_style``, made from
     libxml2's parse events by the compiled walk without building the lxml tree; None where it cannot be (not
-    compiled, another libxml2 version, or a page that needs the tree: see ``fce/_segment.pyx``). ``data`` must be
-    what :func:`_parse_tree` would parse: the page's bytes where they passed :func:`_parse_from_bytes`'s checks,
+    compiled, another libxml2 version, or a page that needs the tree: see ``fce/_segment.pyx``), or
+    :data:`fce.blocks.LONG_TAG` where a start tag holds more than :data:`MAX_ATTRIBUTES` attributes. ``data`` must
+    be what :func:`_parse_tree` would parse: the page's bytes where they passed :func:`_parse_from_bytes`'s checks,
     else its checked text in UTF-8 (:func:`_parse_text`)."""
-    from fce.blocks import PATH_STYLES, BlockTree, sax_segmentation
+    from fce.blocks import LONG_TAG, PATH_STYLES, BlockTree, sax_segmentation
 
     if path_style not in PATH_STYLES:
         raise ValueError(f"path_style must be one of {PATH_STYLES}, not {path_style!r}")
-    seg = sax_segmentation(data, path_style == PathStyle.QUALIFIED)
-    return None if seg is None else BlockTree._of_segmentation(seg)
+    seg = sax_segmentation(data, path_style == PathStyle.QUALIFIED, MAX_ATTRIBUTES)
+    return seg if seg is None or seg is LONG_TAG else BlockTree._of_segmentation(seg)
 
 
 def _maybe_utf16(data: bytes, name: str | None) -> bytes:
@@ -738,10 +748,11 @@ def _flatten(text: str, max_depth: int) -> str:
     return "".join(out)
 
 
-def _limit_attributes(text: str) -> str:
+def _limit_attributes(text: str, *, quoted: bool = False) -> str:
     """``text`` with every start tag of more than :data:`MAX_ATTRIBUTES` attributes cut to the first ones (``text``
-    itself when there is none)."""
-    spans = _long_tags(text)
+    itself when there is none). The tags are found by :func:`_long_tags`, or with ``quoted`` (a page known to hold
+    such a tag that it does not find) by :func:`_quoted_long_tags`."""
+    spans = _quoted_long_tags(text) if quoted else _long_tags(text)
     if not spans:
         return text
     out: list[str] = []
@@ -791,6 +802,15 @@ def _long_tags(text: str | bytes, *, first: bool = False) -> list[tuple[int, int
                 break
         start = right + 1  # the next run starts after this one's ">"
     return spans
+
+
+def _quoted_long_tags(text: str) -> list[tuple[int, int]]:
+    """The start tags of ``text`` that may hold more than :data:`MAX_ATTRIBUTES` attributes (at least two
+    characters each), as ``(start, end)`` spans from their ``<`` to the ``>`` that ends them, quoted values read as
+    libxml2 reads them: a ``>`` inside one does not end the tag. A regex scan of the whole page (a third of a
+    parse), for the pages where the parse found such a tag that :func:`_long_tags` missed."""
+    return [(match.start(), match.end()) for match in _QUOTED_TAG.finditer(text)
+            if match.end() - match.start() > 2 * MAX_ATTRIBUTES and text.startswith(">", match.end())]
 
 
 def _is_ascii_letter(char: str | bytes) -> bool:
