@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests._serving import free_port
-from tests.conftest import REDIS_SERVER, STARTUP_TIMEOUT, RedisServer
+from tests.conftest import REDIS_SERVER, STARTUP_TIMEOUT, RedisServer, start_on_free_port
 
 __all__ = ["NODES", "RedisCluster", "cluster_fixture", "cluster_url_fixture", "start_cluster"]
 
@@ -64,17 +64,22 @@ def _cluster_ok(port: int) -> bool:
     return b"cluster_state:ok" in info.stdout
 
 
+def _node_args(port: int, workdir: Path) -> tuple[str, ...]:
+    """A cluster node's options: the cluster bus on its own free port (the default, port + 10000, may be taken or
+    above 65535), never the node's."""
+    bus = free_port()
+    while bus == port:
+        bus = free_port()
+    return ("--cluster-enabled", "yes", "--cluster-port", str(bus),
+            "--cluster-config-file", str(workdir / f"nodes-{port}.conf"))
+
+
 def start_cluster(workdir: Path) -> RedisCluster:
     server, cli = _binaries()
     nodes: list[RedisServer] = []
     try:
         for _ in range(NODES):
-            port = free_port()
-            # the cluster bus on its own free port: the default, port + 10000, may be taken or > 65535
-            node = RedisServer(server, port, workdir, ("--cluster-enabled", "yes", "--cluster-port", str(free_port()),
-                                                       "--cluster-config-file", str(workdir / f"nodes-{port}.conf")))
-            nodes.append(node)
-            node.start()
+            nodes.append(start_on_free_port(server, workdir, lambda port: _node_args(port, workdir)))
         cluster = RedisCluster(nodes)
         create = subprocess.run(
             [cli, "--cluster", "create", *(f"127.0.0.1:{port}" for port in cluster.ports),

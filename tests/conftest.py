@@ -24,6 +24,9 @@ from tests._serving import free_port
 
 REDIS_SERVER = "redis-server"
 STARTUP_TIMEOUT = 10.0  # seconds for redis-server to answer PING; it usually takes ~10 ms
+#: Fresh ports tried per server: a port found free may be taken before redis-server binds it (seen: a cluster
+#: node's bus port, picked right after the node's own, in use when the node started).
+START_ATTEMPTS = 3
 
 
 class RedisServer:
@@ -71,6 +74,23 @@ class RedisServer:
         return self._process is not None
 
 
+def start_on_free_port(binary: str, workdir: Path,
+                       extra_args: Callable[[int], tuple[str, ...]] = lambda port: ()) -> RedisServer:
+    """A started redis-server on a free loopback port, ``extra_args(port)`` on its command line; tried again on
+    fresh ports (:data:`START_ATTEMPTS`) where it did not start."""
+    attempts = 1
+    while True:
+        port = free_port()
+        server = RedisServer(binary, port, workdir, extra_args(port))
+        try:
+            server.start()
+            return server
+        except RuntimeError:
+            if attempts == START_ATTEMPTS:
+                raise
+            attempts += 1
+
+
 def _answers_ping(port: int) -> bool:
     """True once the server replies to PING (a NOAUTH error is a reply too)."""
     try:
@@ -94,8 +114,7 @@ def _redis_binary() -> str:
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
     """One redis-server for the session (``.url``, ``.port``, ``.stop()``, ``.start()``)."""
-    server = RedisServer(_redis_binary(), free_port(), tmp_path_factory.mktemp("redis"))
-    server.start()
+    server = start_on_free_port(_redis_binary(), tmp_path_factory.mktemp("redis"))
     yield server
     server.stop()
 
@@ -118,9 +137,8 @@ def make_redis_server(tmp_path: Path) -> Iterator[Callable[..., RedisServer]]:
     servers: list[RedisServer] = []
 
     def make(*extra_args: str) -> RedisServer:
-        server = RedisServer(binary, free_port(), tmp_path, tuple(extra_args))
+        server = start_on_free_port(binary, tmp_path, lambda port: tuple(extra_args))
         servers.append(server)
-        server.start()
         return server
 
     yield make
