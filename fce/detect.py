@@ -284,10 +284,11 @@ class Detector:
             by_path[nb.path].append(i)
         self._noise_rows = {p: np.asarray(rows) for p, rows in by_path.items()}
         #: guided mode's noise blocks by text (:func:`mask_repeated_noise`): path → own-text length → texts
-        self.noise_texts: dict[str, dict[int, frozenset[str]]] = {}
+        texts: dict[str, dict[int, set[str]]] = {}
         for nb in template.noise_blocks:
-            by_length = self.noise_texts.setdefault(sys.intern(nb.path), {})
-            by_length[len(nb.text)] = by_length.get(len(nb.text), frozenset()) | {" ".join(nb.text.split())}
+            texts.setdefault(sys.intern(nb.path), {}).setdefault(len(nb.text), set()).add(" ".join(nb.text.split()))
+        self.noise_texts: dict[str, dict[int, frozenset[str]]] = {
+            path: {length: frozenset(same) for length, same in by_length.items()} for path, by_length in texts.items()}
         self._noise: sp.csr_matrix | None = None  # vectors of the noise blocks, built on first use
         #: this detector as a one-layout site per ``min_fit`` (built by :func:`fce.layouts.site_of_detector`,
         #: kept here: building one computes a profile norm over every known path, ~0.1 ms, 5 % of a detection)

@@ -1,5 +1,7 @@
 """fce.detect: the paper's three extraction rules, verbatim and recursive, the noise-block comparison, fit."""
 
+import time
+
 import pytest
 
 from fce.detect import Detector
@@ -228,3 +230,13 @@ def test_template_sums_and_mask_answer_what_the_sets_answer(compiled, monkeypatc
             assert (templates_sums(tree, merged_codes(tables[:k]), k)
                     == [templates_sums(tree, merged_codes([codes]), 1)[0] for codes in tables[:k]])
     assert checked == 3 * len(pages)
+
+
+def test_noise_texts_group_by_path_and_length_in_linear_time():
+    # 30,000 noise blocks of one path and one length (a site whose content blocks differ only by a number): one
+    # set per (path, length), filled, not a frozenset copied for every text (which took 0.36 s for 8,000)
+    noise = [NoiseBlock("HTML.BODY.DIV.P", f"w{i:05d}  text", (0,)) for i in range(30_000)]
+    start = time.perf_counter()
+    detector = Detector(template(["HTML.BODY.DIV.P"], noise=noise), mode="guided")
+    assert time.perf_counter() - start < 2.0  # linear: ~0.05 s; the copying took ~5 s
+    assert detector.noise_texts == {"HTML.BODY.DIV.P": {12: frozenset(f"w{i:05d} text" for i in range(30_000))}}
