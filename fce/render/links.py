@@ -6,14 +6,27 @@ from __future__ import annotations
 import re
 from urllib.parse import urljoin, urlsplit
 
+try:
+    import cython
+except ModuleNotFoundError:  # Cython is a build requirement only: plain Python then (fce._cython_shim)
+    from fce import _cython_shim as cython
+
 __all__ = ["LINK_SCHEMES", "Links"]
 
 
+@cython.cclass
 class Links:
     """Whether links are written, and their hrefs resolved against the page's URL; hrefs of other schemes than
     :data:`LINK_SCHEMES` (``javascript:``) are not links."""
 
-    __slots__ = ("known", "on", "origin", "prefixes", "split", "url")
+    # (compiled, an extension type: its fields are read from C, without a lookup in the type; a link-dense page's
+    # output reads them for every link)
+    on: bool = cython.declare(cython.bint, visibility="readonly")
+    url: str | None = cython.declare(object, visibility="readonly")
+    known: dict[str, str | None] = cython.declare(dict)
+    origin: str | None = cython.declare(object, visibility="readonly")
+    split: bool = cython.declare(cython.bint, visibility="readonly")
+    prefixes: list[object] = cython.declare(list)
 
     def __init__(self, on: bool, url: str | None) -> None:
         self.on = on
@@ -26,6 +39,7 @@ class Links:
         # first href)
         self.prefixes: list[object] = [_UNKNOWN] * len(_APPENDED)
 
+    @cython.ccall
     def href(self, href: str | None) -> str | None:
         """The href to write for a link's ``href``, or None: links are not written, or not this one."""
         if not self.on or not href:
@@ -35,6 +49,7 @@ class Links:
             known = self.known[href] = self._resolved(href.strip())
         return known  # type: ignore[return-value]
 
+    @cython.ccall
     def _resolved(self, href: str) -> str | None:
         if not href:
             return None
