@@ -643,9 +643,10 @@ def _marked(pieces: list[str], marks: list[tuple[str, str | None]], flat: bool) 
 
 
 @cython.ccall
-@cython.locals(text=str, piece=str, words=str, k=cython.Py_ssize_t, pos=cython.Py_ssize_t, end=cython.Py_ssize_t,
-               at=cython.Py_ssize_t, next_open=cython.Py_ssize_t, next_close=cython.Py_ssize_t, space=cython.bint,
-               marks=list, root=list, children=list, stack=list, pending=list, inner=list)
+@cython.locals(text=str, k=cython.Py_ssize_t, pos=cython.Py_ssize_t, end=cython.Py_ssize_t, at=cython.Py_ssize_t,
+               start=cython.Py_ssize_t, stop=cython.Py_ssize_t, next_open=cython.Py_ssize_t,
+               next_close=cython.Py_ssize_t, space=cython.bint, spaced=cython.bint, marks=list, root=list,
+               children=list, stack=list, pending=list, inner=list)
 def _marked_line(text: str, marks: list[tuple[str, str | None]]) -> Inline:
     """:func:`_marked` of one line, its whitespace collapsed already: the text between two marks is read at once, a
     span made when it closes."""
@@ -663,19 +664,30 @@ def _marked_line(text: str, marks: list[tuple[str, str | None]]) -> Inline:
         else:
             at = next_open if next_close < 0 or next_open < next_close else next_close
         if at > pos:
-            piece = text[pos:at]
-            words = piece.strip(" ")
-            if words:
-                if (space or piece[0] == " ") and root:
-                    _append(children, " ")
-                for kind, href in pending:
-                    inner: list = []
-                    stack.append((kind, href, inner, children))
-                    children.append(None)  # (the span, when it closes)
-                    children = inner
-                pending = []
-                _append(children, words)
-                space = piece[-1] == " "
+            # the words between the two marks: a space at either end at most (the text is collapsed), left out
+            # where it lies, no slice made to strip
+            start, stop = pos, at
+            if text[start] == " ":
+                start += 1
+            if stop > start and text[stop - 1] == " ":
+                stop -= 1
+            if stop > start:
+                spaced = (space or start > pos) and root  # (a space before the words)
+                if pending:
+                    if spaced:
+                        _append(children, " ")
+                    for kind, href in pending:
+                        inner: list = []
+                        stack.append((kind, href, inner, children))
+                        children.append(None)  # (the span, when it closes)
+                        children = inner
+                    pending.clear()
+                    _append(children, text[start:stop])
+                elif spaced:  # (the space and the words in one string: with the space the text has, if it has one)
+                    _append(children, text[pos:stop] if start > pos else " " + text[start:stop])
+                else:
+                    _append(children, text[start:stop])
+                space = stop < at
             else:
                 space = True
         if at == end:
