@@ -1844,7 +1844,7 @@ def join_pieces(pieces):
     """``fce.blocks.join_pieces``: the pieces joined, whitespace runs inside each line collapsed to one space
     (``str.split()``'s whitespace, ``Py_UNICODE_ISSPACE``), lines stripped, empty lines dropped. Written in the
     narrowest kind of string the pieces have, each piece read where it lies (no joined copy first); one piece
-    that is already collapsed, with no line break, is the text itself."""
+    that is already collapsed, with no line break, among empty ones and line breaks is the text itself."""
     return _join_pieces(pieces if type(pieces) is list else list(pieces))
 
 
@@ -1856,23 +1856,30 @@ def render_block(_Builder builder, keep, inline_tags, Py_ssize_t index):
 
 cdef str _join_pieces(list items):
     """:func:`join_pieces` of a list."""
-    cdef Py_ssize_t count = len(items), total = 0, n, k
+    cdef Py_ssize_t count = len(items), total = 0, n, k, length, texts = 0
     cdef int kind = PyUnicode_1BYTE_KIND, piece_kind
     cdef object piece
+    cdef PyObject* text = NULL
     cdef void* buf
     cdef PyObject** at = PySequence_Fast_ITEMS(items)
     for k in range(count):
         piece = <object>at[k]
         if type(piece) is not str:
             raise TypeError(f"sequence item {k}: expected str instance, {type(piece).__name__} found")
-        total += PyUnicode_GET_LENGTH(piece)
+        length = PyUnicode_GET_LENGTH(piece)
+        total += length
         piece_kind = PyUnicode_KIND(piece)
         if piece_kind > kind:
             kind = piece_kind
+        if length > 1 or (length == 1 and PyUnicode_READ(piece_kind, PyUnicode_DATA(piece), 0) != 10):
+            texts += 1  # (a piece that is neither "" nor a line break)
+            text = at[k]
     if total == 0:
         return ""
-    if count == 1 and _collapsed(<str>at[0]):  # (a line break is not collapsed)
-        return <str>at[0]
+    # one piece among line breaks, already collapsed, is the text itself: the render of a paragraph of one text
+    # piece (between the line breaks that bound its block), and a run of one piece
+    if texts == 1 and _collapsed(<str>text):
+        return <str>text
     buf = malloc(total * kind)
     if buf is NULL:
         raise MemoryError()
