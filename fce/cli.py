@@ -681,6 +681,7 @@ def show(
     """
     from pathlib import Path
 
+    from fce.blocks import DEFAULT_PATH_STYLE
     from fce.detect import DETECTION_MODES
     from fce.errors import SourceError
     from fce.limits import run_limited
@@ -696,7 +697,10 @@ def show(
     inputs = list(read_pages([page], allow_stdin=True, max_bytes=max_bytes, fetch=FetchOptions(timeout=timeout)))
     if len(inputs) != 1:
         raise SourceError(f"names {len(inputs)} pages; `fce show` takes one page", source=page)
-    parsed = run_limited(page_timeout or None, lambda: inputs[0].parse(max_bytes=max_bytes), source=page)
+    # (its block tree made while parsing, as every command's: that walk finds a tag of too many attributes before
+    # the lxml tree the picture is drawn on is built)
+    parsed = run_limited(page_timeout or None, lambda: inputs[0].parse(max_bytes=max_bytes, blocks=DEFAULT_PATH_STYLE),
+                         source=page)
     detector = None
     if method is None:
         extractor = Extractor(_state(ctx).store(store), fallback=fallback, mode=mode)
