@@ -89,7 +89,7 @@ from fce.layouts import SiteDetector
 from fce.learn import MIN_PAGES, LayoutLearner, TemplateLearner
 from fce.methods import MethodInfo, get_method
 from fce.parse import Page, parse_page
-from fce.pipeline import DEFAULT_FALLBACK, extract
+from fce.pipeline import DEFAULT_FALLBACK, blocks_for, extract
 
 __all__ = [
     "DEFAULT_FOLDS",
@@ -415,8 +415,10 @@ def _read(doc: Document) -> _Input:
     return _Input(body, charset, gold, kilobytes(len(body)))
 
 
-def _parse(doc: Document, inp: _Input) -> Page:
-    return parse_page(inp.body, url=doc.url, declared_charset=inp.charset, source=str(doc.html_path))
+def _parse(doc: Document, inp: _Input, blocks: str | None) -> Page:
+    """The page parsed as the commands parse it for what reads it (``blocks``: the block tree made while parsing,
+    in that path style; see :func:`fce.pipeline.blocks_for`), so that the times are theirs."""
+    return parse_page(inp.body, url=doc.url, declared_charset=inp.charset, source=str(doc.html_path), blocks=blocks)
 
 
 def _row(
@@ -449,7 +451,7 @@ def _error_message(exc: BaseException) -> str:
 
 
 def _run_method(method: MethodInfo, doc: Document, inp: _Input) -> str:
-    return method(_parse(doc, inp)).text
+    return method(_parse(doc, inp, method.blocks)).text
 
 
 def _run_peer(peer: Peer, doc: Document, inp: _Input) -> str:
@@ -525,7 +527,7 @@ def _eval_template_site(
     learn_pages: dict[str, Page | None] = {}
     for doc_id, inp in inputs.items():
         try:
-            learn_pages[doc_id] = _parse(by_id[doc_id], inp)
+            learn_pages[doc_id] = _parse(by_id[doc_id], inp, DEFAULT_PATH_STYLE)  # (as fce learn)
         except InputError:
             learn_pages[doc_id] = None
     rows: list[HarnessRow] = []
@@ -554,7 +556,7 @@ def _detect_one(
 ) -> HarnessRow:
     start = time.perf_counter()
     try:
-        page = _parse(doc, inp)
+        page = _parse(doc, inp, blocks_for(detector, fallback))
         extraction = extract(page, detector, site=site, fallback=fallback)
     except Exception as exc:  # one page failing is a result (module docstring)
         ms = (time.perf_counter() - start) * 1000
@@ -825,7 +827,7 @@ def _table2_site(docs: Sequence[Document], *, min_learn: int, max_learn: int, fo
     for doc_id, doc in by_id.items():
         inp = _read(doc)
         try:
-            pages[doc_id] = _parse(doc, inp)
+            pages[doc_id] = _parse(doc, inp, None)  # (into the lxml tree: what each side reads of it is timed)
         except InputError:
             continue
         golds[doc_id] = inp.gold
