@@ -43,6 +43,7 @@ NEW_YEAR = "2017"
 
 def _load(site_dir: Path) -> list[tuple[str, Any, str]]:
     """``(doc_id, page, gold)`` of one site, sorted by id, read as the evaluation harness reads them."""
+    from fce.blocks import DEFAULT_PATH_STYLE
     from fce.evaluation.harness import _parse, _read
     from fce.evaluation.packages import iter_documents
 
@@ -51,7 +52,7 @@ def _load(site_dir: Path) -> list[tuple[str, Any, str]]:
         inp = _read(doc)
         if inp.gold is None:
             continue
-        rows.append((doc.doc_id, _parse(doc, inp), inp.gold))
+        rows.append((doc.doc_id, _parse(doc, inp, DEFAULT_PATH_STYLE), inp.gold))  # (as its learning pages)
     return rows
 
 
