@@ -207,8 +207,11 @@ _CONTROL = re.compile("[" + re.escape(_CONTROL_BYTES.decode("ascii")) + "]")
 _UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
 _HIGH_BYTE = re.compile(rb"[\x80-\xff]")
 _TAG = re.compile(r"<(/?)([A-Za-z][^\s/>]*)[^>]*>")
-#: A start tag up to its ``>``, a quoted value read whole (possessive: no backtracking on a tag that never ends).
-_QUOTED_TAG = re.compile(r"""<[A-Za-z](?:[^>"']++|"[^"]*+"?|'[^']*+'?)*+""")
+#: A start tag up to its ``>``, tokenised as HTML5 (and libxml2 2.14) does: a quote opens a value only right after
+#: ``=``, a quoted value is read whole, a quote anywhere else belongs to a name or an unquoted value (possessive: no
+#: backtracking on a tag that never ends).
+_QUOTED_TAG = re.compile(r"""<[A-Za-z][^\s/>]*"""
+                         r"""(?:[\s/]++|[^\s/>][^\s/>=]*+(?:\s*+=\s*+(?:"[^"]*+"?|'[^']*+'?|[^\s>]*+))?)*+""")
 _END_TAG_AT_END = re.compile(r"</[A-Za-z][^\s/<>]*\s*$")
 _ATTRIBUTE = re.compile(r"""[^\s"'<>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?""")
 _VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",

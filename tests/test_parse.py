@@ -477,22 +477,23 @@ def test_a_lt_inside_a_tag_does_not_hide_its_attributes(separator):
     assert first.text == "kept" and page.body.findall("p")[1].text == "after"
 
 
-@pytest.mark.parametrize("quote", ['"', "'"])
-def test_a_tag_whose_gts_are_quoted_is_cut_on_the_event_path(quote):
+@pytest.mark.parametrize(("first", "quote"), [("", '"'), ("", "'"), ("x=don't ", '"'), ('x"y=1 ', '"')])
+def test_a_tag_whose_gts_are_quoted_is_cut_on_the_event_path(first, quote):
     # no run of LONG_TAG_CHARS without ">" (the long-tag test's sign), yet one tag of 3,000 attributes: the walk
-    # from parse events counts them, and the page is cut with quotes followed
+    # from parse events counts them, and the page is cut with quotes followed as HTML5 does (a quote inside an
+    # unquoted value or a name opens nothing)
     from fce.blocks import DEFAULT_PATH_STYLE, blocks_of, sax_available
     from fce.parse import MAX_ATTRIBUTES
 
     if not sax_available():
         pytest.skip("the walk from parse events is not built here")
-    attributes = " ".join(f"a{i}={quote}x>y{quote}" for i in range(3 * MAX_ATTRIBUTES))
+    attributes = first + " ".join(f"a{i}={quote}x>y{quote}" for i in range(3 * MAX_ATTRIBUTES))
     page = parse_page(f"<html><body><p {attributes}>kept</p><p>after</p></body></html>".encode(),
                       blocks=DEFAULT_PATH_STYLE)
     assert [t for t in blocks_of(page, DEFAULT_PATH_STYLE).texts if t] == ["kept", "after"]
-    first = page.body.find("p")
-    assert len(first.attrib) == MAX_ATTRIBUTES and first.get("a0") == "x>y"
-    assert first.text == "kept" and page.body.findall("p")[1].text == "after"
+    element = page.body.find("p")
+    assert MAX_ATTRIBUTES - 1 <= len(element.attrib) <= MAX_ATTRIBUTES and element.get("a0") == "x>y"
+    assert element.text == "kept" and page.body.findall("p")[1].text == "after"
 
 
 def test_a_script_cut_as_a_long_tag_keeps_its_end_tag():
