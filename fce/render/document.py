@@ -374,8 +374,12 @@ class _Reader:
             self.run_marks.append(entry)
             self.chunks.append(_OPEN_MARK)
             return
-        if self.ignored.get(kind):
+        if self.ignored and self.ignored.get(kind):  # (empty but where elements of a kind nest, or in code)
             self.ignored[kind] -= 1
+            return
+        if opened and opened[-1][0] == kind:  # (most closes: the innermost, no slice of the marks inside it)
+            del opened[-1]
+            self.chunks.append(_CLOSE_MARK)
             return
         for j in range(len(opened) - 1, -1, -1):
             if opened[j][0] == kind:  # (not the innermost only where elements overlap: those inside open again)
