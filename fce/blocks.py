@@ -645,8 +645,9 @@ def sax_available() -> bool:
     return bool(getattr(_ACCEL, "SAX_AVAILABLE", False))
 
 
-#: What :func:`sax_segmentation` returns for a page with a start tag of more attributes than it allows.
-LONG_TAG: str = "long tag" if _ACCEL is None else _ACCEL.LONG_TAG
+#: What :func:`sax_segmentation` returns for a page with a start tag of more attributes than it allows (the
+#: compiled walk's marker; without it, an object nothing returns).
+LONG_TAG: object = object() if _ACCEL is None else _ACCEL.LONG_TAG
 
 
 def sax_segmentation(data: bytes, qualified: bool, max_attributes: int) -> object | None:
