@@ -2171,12 +2171,13 @@ cdef class _EventWalk:
         cdef Py_ssize_t idx
         cdef int entered
         cdef char flags = 0
-        if self.done:
-            return 0
         if atts is not NULL and _count_atts(atts) > self.max_attributes:
-            # libxml2's tree builder is quadratic in a tag's attributes: the text is cut first (fce.parse)
+            # libxml2's tree builder is quadratic in a tag's attributes: the text is cut first (fce.parse); after
+            # the root's end too, where the tree builder still adds the element (to the body)
             self.give_back = self.long_tag = True
             _stop_parser(self.ctxt)
+            return 0
+        if self.done:
             return 0
         if atts is not NULL and _same_string(<const char*>name, b"script") and _names_linked_data(atts):
             self.in_script = True

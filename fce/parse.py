@@ -207,13 +207,15 @@ _CONTROL = re.compile("[" + re.escape(_CONTROL_BYTES.decode("ascii")) + "]")
 _UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
 _HIGH_BYTE = re.compile(rb"[\x80-\xff]")
 _TAG = re.compile(r"<(/?)([A-Za-z][^\s/>]*)[^>]*>")
-#: A start tag up to its ``>``, tokenised as HTML5 (and libxml2 2.14) does: a quote opens a value only right after
-#: ``=``, a quoted value is read whole, a quote anywhere else belongs to a name or an unquoted value (possessive: no
-#: backtracking on a tag that never ends).
-_QUOTED_TAG = re.compile(r"""<[A-Za-z][^\s/>]*"""
-                         r"""(?:[\s/]++|[^\s/>][^\s/>=]*+(?:\s*+=\s*+(?:"[^"]*+"?|'[^']*+'?|[^\s>]*+))?)*+""")
+#: One attribute of a start tag, tokenised as HTML5 (and libxml2 2.14) does: a name runs to whitespace, ``/``, ``>``
+#: or ``=`` (its first character may be ``=``; ``<`` and quotes belong to it), a quote opens a value only right
+#: after ``=``, a quoted value is read whole, an unquoted one runs to whitespace or ``>``. Possessive: no
+#: backtracking on a tag that never ends. Attributes are separated by whitespace and ``/``.
+_ATTRIBUTE_SOURCE = r"""[^\s/>][^\s/>=]*+(?:\s*+=\s*+(?:"[^"]*+"?|'[^']*+'?|[^\s>]*+))?"""
+_ATTRIBUTE = re.compile(_ATTRIBUTE_SOURCE)
+#: A start tag up to its ``>`` (a ``>`` inside a quoted value does not end it), its attributes as :data:`_ATTRIBUTE`.
+_QUOTED_TAG = re.compile(r"<[A-Za-z][^\s/>]*(?:[\s/]++|" + _ATTRIBUTE_SOURCE + ")*+")
 _END_TAG_AT_END = re.compile(r"</[A-Za-z][^\s/<>]*\s*$")
-_ATTRIBUTE = re.compile(r"""[^\s"'<>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?""")
 _VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
                         "source", "track", "wbr", "frame", "keygen", "basefont", "isindex"})
 _FOREIGN_NAMESPACES = {"http://www.w3.org/2000/svg": "svg", "http://www.w3.org/1998/Math/MathML": "math"}
@@ -412,7 +414,9 @@ def parse_page(
     (:func:`fce.blocks.blocks_of` with that style) and most likely nothing else: detection with a template and a
     fallback method that reads only blocks, learning. The block tree is then made while parsing, from the
     parser's events (compiled: ``fce/_segment.pyx``, :func:`segment_from_bytes`), and the lxml tree is built only
-    if ``page.root`` is asked for. The same block tree and the same ``root`` either way.
+    if ``page.root`` is asked for. The same block tree and the same ``root`` either way. Without ``blocks`` the
+    page is walked so all the same, in the default path style: the walk is what checks each start tag's
+    attributes before libxml2's tree builder, quadratic in them, sees the tag (:data:`MAX_ATTRIBUTES`).
 
     Raises :class:`~fce.errors.EmptyPageError`, :class:`~fce.errors.NotHTMLError` or
     :class:`~fce.errors.PageTooLargeError`; nothing else for any byte string.
@@ -584,20 +588,27 @@ def _parse_from_bytes(data: bytes, declared: str | None, *, url: str | None, sou
         or _has_long_tag(data)
     ):
         return None
-    if blocks is not None:
-        page = _segmented(data, blocks, url=url, encoding=encoding, source=source, size=len(data), meta=meta or {})
-        if page is not None:
-            return page
+    page = _segmented(data, blocks, url=url, encoding=encoding, source=source, size=len(data), meta=meta or {})
+    if page is not None:
+        return page
+    if _quoted_long_tags(data.decode("utf-8")):
+        return None  # (the text path cuts them)
     root = _repaired(_parse_tree(None, source or url, data))
     return Page(root=root, url=url, encoding=encoding, source=source, size=len(data), meta=meta or {}, markup=data)
 
 
-def _segmented(data: bytes, blocks: str, *, url: str | None, encoding: str, source: str | None, size: int,
+def _segmented(data: bytes, blocks: str | None, *, url: str | None, encoding: str, source: str | None, size: int,
                meta: dict[str, Any]) -> Page | None:
     """The page whose UTF-8 bytes ``data`` are what :func:`_parse_tree` would parse, with its block tree made from
     the parser's events and its lxml tree parsed from ``data`` when asked for; None where the tree path must
-    parse it (:func:`segment_from_bytes`)."""
-    from fce.blocks import LONG_TAG
+    parse it (:func:`segment_from_bytes`). ``blocks`` None (a caller that reads the lxml tree) walks in the default
+    path style all the same: the walk is what checks every start tag's attributes before the tree builder sees
+    them. It costs about what the regex scan that checks them otherwise costs (0.58 and 0.48 of a parse on 178
+    msv-big9 and wcxb-dev pages), and leaves the block tree that :func:`fce.extract` reads instead of segmenting
+    the lxml tree."""
+    from fce.blocks import DEFAULT_PATH_STYLE, LONG_TAG
+
+    blocks = blocks or DEFAULT_PATH_STYLE
 
     tree = segment_from_bytes(data, blocks)
     if tree is LONG_TAG:
@@ -667,11 +678,16 @@ def _parse_text(text: str, *, encoding: str, url: str | None, source: str | None
     if limited is not text:
         text, raw = limited, None
     # (a page binding a prefix to SVG or MathML has prefixed names renamed in its tree: the tree path)
-    if blocks is not None and ("xmlns:" not in text or _FOREIGN_PREFIX.search(text) is None):
+    if "xmlns:" not in text or _FOREIGN_PREFIX.search(text) is None:
         data = raw if raw is not None else text.encode("utf-8", errors="replace")  # what _parse_tree parses
         page = _segmented(data, blocks, url=url, encoding=encoding, source=source, size=size, meta=meta)
         if page is not None:
             return page
+    # the walk did not check every start tag's attributes (it gave the page back, or cannot run here): the scan
+    # that follows quotes does, before libxml2's tree builder sees them
+    limited = _limit_attributes(text, quoted=True)
+    if limited is not text:
+        text, raw = limited, None
     root = _parse_tree(text, name, raw)
     if "xmlns:" in text:
         _rename_foreign_prefixes(root, text)
@@ -821,8 +837,10 @@ def _is_ascii_letter(char: str | bytes) -> bool:
 
 
 def _cut_attributes(tag: str) -> str:
-    """A long start tag (up to its ``>``) cut to its first :data:`MAX_ATTRIBUTES` attributes. An end tag's name
-    that ends it is kept: in a script (raw text, where a ``<`` and a letter start no tag) that is what closes it."""
+    """A long start tag (up to its ``>``) cut to its first :data:`MAX_ATTRIBUTES` attributes, counted as libxml2
+    counts them (:data:`_ATTRIBUTE`: a stray ``<`` is one), so that the parse of the cut tag finds no more. An end
+    tag's name that ends it is kept: in a script (raw text, where a ``<`` and a letter start no tag) that is what
+    closes it."""
     for count, attribute in enumerate(_ATTRIBUTE.finditer(tag, 1)):
         if count > MAX_ATTRIBUTES:  # the tag name is match 0
             cut = attribute.start()

@@ -811,13 +811,23 @@ EVENT_PAGES = TRICKY_PAGES[:3] + [
 ]
 
 
+def tree_parsed(html):
+    """The page ``parse_page(html)`` gives, as a plain page of its lxml tree: its block trees are segmented from
+    that tree (``parse_page`` itself makes the default style's from the parser's events where it can)."""
+    from fce.parse import Page
+
+    page = parse_page(html)
+    return Page(root=page.root, url=page.url, encoding=page.encoding, source=page.source, size=page.size,
+                meta=page.meta, markup=page.markup)
+
+
 def _events_and_tree(html, style):
-    """``parse_page(html, blocks=style)``, ``parse_page(html)``, and whether the first made its blocks from the
-    parser's events."""
+    """``parse_page(html, blocks=style)``, the page of its lxml tree (:func:`tree_parsed`), and whether the first
+    made its blocks from the parser's events."""
     from fce.parse import _SegmentedPage
 
     page = parse_page(html, blocks=style)
-    return page, parse_page(html), isinstance(page, _SegmentedPage)
+    return page, tree_parsed(html), isinstance(page, _SegmentedPage)
 
 
 needs_events = pytest.mark.skipif(not getattr(__import__("fce.blocks").blocks._ACCEL, "SAX_AVAILABLE", False),
@@ -894,7 +904,7 @@ def test_events_segment_in_threads():
     from concurrent.futures import ThreadPoolExecutor
 
     pages = EVENT_PAGES * 4
-    want = [blocks_of(parse_page(h), "qualified").blocks for h in pages]
+    want = [blocks_of(tree_parsed(h), "qualified").blocks for h in pages]
     with ThreadPoolExecutor(4) as pool:
         got = list(pool.map(lambda h: blocks_of(parse_page(h, blocks="qualified"), "qualified").blocks, pages))
     assert got == want
@@ -1013,6 +1023,6 @@ def test_the_events_keep_the_json_ld_scripts():
     page = parse_page(html, blocks="qualified")
     assert blocks_of(page, "qualified").linked_data == page.cache[LINKED_DATA_KEY] == [
         '{"@type": "A"}', '[1, "é"]', ""]
-    assert blocks_of(parse_page(html), "qualified").linked_data is None  # the tree walk: not seen
+    assert blocks_of(tree_parsed(html), "qualified").linked_data is None  # the tree walk: not seen
     many = b"<html><body><p>x</p>" + b"<script type='application/ld+json'>{}</script>" * 30 + b"</body></html>"
     assert len(blocks_of(parse_page(many, blocks="paper"), "paper").linked_data) == 24

@@ -477,23 +477,50 @@ def test_a_lt_inside_a_tag_does_not_hide_its_attributes(separator):
     assert first.text == "kept" and page.body.findall("p")[1].text == "after"
 
 
+#: Where a page goes on its way to the lxml tree: the walk from parse events (with or without ``blocks=``), a page
+#: the walk leaves to the tree path (an SVG prefix renamed in the tree; a ``<noframes>``), and the tree path alone
+#: (no walk: not compiled).
+QUOTED_TAG_ROUTES = ["events", "no blocks", "foreign prefix", "noframes", "no walk"]
+
+
+@pytest.mark.parametrize("route", QUOTED_TAG_ROUTES)
 @pytest.mark.parametrize(("first", "quote"), [("", '"'), ("", "'"), ("x=don't ", '"'), ('x"y=1 ', '"')])
-def test_a_tag_whose_gts_are_quoted_is_cut_on_the_event_path(first, quote):
+def test_a_tag_whose_gts_are_quoted_is_cut_on_every_path(first, quote, route, monkeypatch):
     # no run of LONG_TAG_CHARS without ">" (the long-tag test's sign), yet one tag of 3,000 attributes: the walk
-    # from parse events counts them, and the page is cut with quotes followed as HTML5 does (a quote inside an
-    # unquoted value or a name opens nothing)
+    # from parse events counts them, or the regex scan where the walk does not run, and the page is cut with
+    # quotes followed as HTML5 does (a quote inside an unquoted value or a name opens nothing)
+    from fce import blocks
     from fce.blocks import DEFAULT_PATH_STYLE, blocks_of, sax_available
+    from fce.parse import MAX_ATTRIBUTES
+
+    if route == "no walk":
+        monkeypatch.setattr(blocks, "_ACCEL", None)
+    elif not sax_available():
+        pytest.skip("the walk from parse events is not built here")
+    attributes = first + " ".join(f"a{i}={quote}x>y{quote}" for i in range(3 * MAX_ATTRIBUTES))
+    root = '<html xmlns:s="http://www.w3.org/2000/svg">' if route == "foreign prefix" else "<html>"
+    before = "<noframes>x</noframes>" if route == "noframes" else ""
+    page = parse_page(f"{root}<body>{before}<p {attributes}>kept</p><p>after</p></body></html>".encode(),
+                      blocks=DEFAULT_PATH_STYLE if route == "events" else None)
+    assert [t for t in blocks_of(page, DEFAULT_PATH_STYLE).texts if t][-2:] == ["kept", "after"]
+    element = page.body.find("p")
+    assert MAX_ATTRIBUTES - 1 <= len(element.attrib) <= MAX_ATTRIBUTES and element.get("a0") == "x>y"
+    assert element.text == "kept" and page.body.findall("p")[1].text == "after"
+
+
+def test_a_long_tag_after_the_root_is_cut():
+    # libxml2's tree builder builds an element after </html> too (and lxml does not show it): the walk counts its
+    # attributes there, and the markup the tree is built from holds the first MAX_ATTRIBUTES
+    from fce.blocks import sax_available
     from fce.parse import MAX_ATTRIBUTES
 
     if not sax_available():
         pytest.skip("the walk from parse events is not built here")
-    attributes = first + " ".join(f"a{i}={quote}x>y{quote}" for i in range(3 * MAX_ATTRIBUTES))
-    page = parse_page(f"<html><body><p {attributes}>kept</p><p>after</p></body></html>".encode(),
-                      blocks=DEFAULT_PATH_STYLE)
-    assert [t for t in blocks_of(page, DEFAULT_PATH_STYLE).texts if t] == ["kept", "after"]
-    element = page.body.find("p")
-    assert MAX_ATTRIBUTES - 1 <= len(element.attrib) <= MAX_ATTRIBUTES and element.get("a0") == "x>y"
-    assert element.text == "kept" and page.body.findall("p")[1].text == "after"
+    attributes = " ".join(f'a{i}="x>y"' for i in range(3 * MAX_ATTRIBUTES))
+    page = parse_page(f"<html><body><p>first</p></body></html><p {attributes}>after the root</p>".encode())
+    assert f'a{MAX_ATTRIBUTES - 1}="x>y"'.encode() in page.markup
+    assert f'a{MAX_ATTRIBUTES}="x>y"'.encode() not in page.markup
+    assert [p.text for p in page.body.findall("p")] == ["first"]
 
 
 def test_a_script_cut_as_a_long_tag_keeps_its_end_tag():
