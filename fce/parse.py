@@ -213,8 +213,11 @@ _TAG = re.compile(r"<(/?)([A-Za-z][^\s/>]*)[^>]*>")
 #: backtracking on a tag that never ends. Attributes are separated by whitespace and ``/``.
 _ATTRIBUTE_SOURCE = r"""[^\s/>][^\s/>=]*+(?:\s*+=\s*+(?:"[^"]*+"?|'[^']*+'?|[^\s>]*+))?"""
 _ATTRIBUTE = re.compile(_ATTRIBUTE_SOURCE)
+#: A start tag's ``<`` and name: what its attributes follow (the name is no attribute: ``<div =a="x">`` has one).
+_TAG_NAME_SOURCE = r"<[A-Za-z][^\s/>]*"
+_TAG_NAME = re.compile(_TAG_NAME_SOURCE)
 #: A start tag up to its ``>`` (a ``>`` inside a quoted value does not end it), its attributes as :data:`_ATTRIBUTE`.
-_QUOTED_TAG = re.compile(r"<[A-Za-z][^\s/>]*(?:[\s/]++|" + _ATTRIBUTE_SOURCE + ")*+")
+_QUOTED_TAG = re.compile(_TAG_NAME_SOURCE + r"(?:[\s/]++|" + _ATTRIBUTE_SOURCE + ")*+")
 _END_TAG_AT_END = re.compile(r"</[A-Za-z][^\s/<>]*\s*$")
 _VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
                         "source", "track", "wbr", "frame", "keygen", "basefont", "isindex"})
@@ -841,11 +844,14 @@ def _cut_attributes(tag: str) -> str:
     counts them (:data:`_ATTRIBUTE`: a stray ``<`` is one), so that the parse of the cut tag finds no more. An end
     tag's name that ends it is kept: in a script (raw text, where a ``<`` and a letter start no tag) that is what
     closes it."""
-    for count, attribute in enumerate(_ATTRIBUTE.finditer(tag, 1)):
-        if count > MAX_ATTRIBUTES:  # the tag name is match 0
-            cut = attribute.start()
-            closing = _END_TAG_AT_END.search(tag, cut)
+    name = _TAG_NAME.match(tag)  # (every tag cut starts so: _long_tags, _QUOTED_TAG)
+    cut = name.end() if name else 1
+    for count, attribute in enumerate(_ATTRIBUTE.finditer(tag, cut), 1):
+        if count > MAX_ATTRIBUTES:
+            # cut where the last attribute kept ends: a "/" separating it from the next would close the tag
+            closing = _END_TAG_AT_END.search(tag, attribute.start())
             return tag[:cut] + (closing.group(0) if closing is not None else "")
+        cut = attribute.end()
     return tag
 
 
