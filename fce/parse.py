@@ -843,14 +843,18 @@ def _cut_attributes(tag: str) -> str:
     """A long start tag (up to its ``>``) cut to its first :data:`MAX_ATTRIBUTES` attributes, counted as libxml2
     counts them (:data:`_ATTRIBUTE`: a stray ``<`` is one), so that the parse of the cut tag finds no more. An end
     tag's name that ends it is kept: in a script (raw text, where a ``<`` and a letter start no tag) that is what
-    closes it."""
+    closes it. It counts as the two attributes it reads as (``<`` and the name), after a space, so that the cut
+    tag is not over the limit when cut again (the tree path's check of a page the walk did not read)."""
     name = _TAG_NAME.match(tag)  # (every tag cut starts so: _long_tags, _QUOTED_TAG)
     cut = name.end() if name else 1
+    closing = _END_TAG_AT_END.search(tag, cut)
+    kept = MAX_ATTRIBUTES - (2 if closing is not None else 0)
     for count, attribute in enumerate(_ATTRIBUTE.finditer(tag, cut), 1):
-        if count > MAX_ATTRIBUTES:
+        if count > kept:
             # cut where the last attribute kept ends: a "/" separating it from the next would close the tag
-            closing = _END_TAG_AT_END.search(tag, attribute.start())
-            return tag[:cut] + (closing.group(0) if closing is not None else "")
+            if closing is None or closing.start() < attribute.start():
+                return tag[:cut]
+            return tag[:cut] + " " + closing.group(0)
         cut = attribute.end()
     return tag
 

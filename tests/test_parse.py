@@ -540,11 +540,21 @@ def test_a_long_tag_after_the_root_is_cut():
     assert [p.text for p in page.body.findall("p")] == ["first"]
 
 
-def test_a_script_cut_as_a_long_tag_keeps_its_end_tag():
-    # in a script a "<" and a letter start no tag, but the long-tag cut reads it as one: the end tag survives
+@pytest.mark.parametrize("route", ["events", "no walk"])
+def test_a_script_cut_as_a_long_tag_keeps_its_end_tag(route, monkeypatch):
+    # in a script a "<" and a letter start no tag, but the long-tag cut reads it as one: the end tag survives, and
+    # the check of the tree path (no walk) finds the cut tag within the limit, not to be cut again without it
+    from fce import blocks
+    from fce.parse import _limit_attributes
+
+    if route == "no walk":
+        monkeypatch.setattr(blocks, "_ACCEL", None)
     script = "var s = 0; if (s <n) {" + " s += 1;" * 6000 + "}"
-    page = parse_page(f"<html><body><script>{script}</script><p>after the script</p></body></html>".encode())
+    html = f"<html><body><script>{script}</script><p>after the script</p></body></html>"
+    page = parse_page(html.encode())
     assert page.body.find("p").text == "after the script"
+    cut = _limit_attributes(html)
+    assert cut != html and _limit_attributes(cut, quoted=True) == cut
 
 
 #: The definition the fast long-tag test is held to: "<", a letter, and LONG_TAG_CHARS characters that are not ">".
