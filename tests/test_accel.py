@@ -94,3 +94,13 @@ def test_the_compiled_outputs_are_the_sources(tmp_path):
     assert _run(_PROBE, str(tmp_path), no_accel="1") == compiled
     without_cython = "import sys; sys.modules['cython'] = None\n" + _PROBE
     assert _run(without_cython, str(tmp_path), no_accel="1") == compiled
+
+
+def test_the_parse_and_segmentation_tests_pass_without_the_compiled_parts():
+    # an install without a compiler parses on other routes (no walk from parse events: the tree path and its own
+    # check of long tags, the Python segmentation): the parse and block tests hold there too
+    env = {**os.environ, "FCE_NO_ACCEL": "1"}
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x",
+                          "tests/test_parse.py", "tests/test_blocks.py"], env=env, capture_output=True, text=True,
+                         cwd=ROOT)
+    assert run.returncode == 0, run.stdout[-3000:]
