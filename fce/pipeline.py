@@ -198,8 +198,8 @@ def blocks_for(template: Compiled | None, fallback: str | None = DEFAULT_FALLBAC
     """The path style in which to segment a page while parsing it (``parse_page(data, blocks=…)``) for
     :func:`extract` with ``template`` and ``fallback``: the template's, when the fallback reads nothing of the page
     but a block tree of that style (:attr:`fce.methods.MethodInfo.blocks`: ``mainblock``, ``plain``) or there is
-    none; without a template, the fallback's. None where the page's lxml tree will be read anyway (the page is then
-    best parsed into it at once)."""
+    none; without a template, the fallback's. None where the page's lxml tree will be read anyway (``parse_page``
+    then walks the page in the default style all the same, its check of the tags, and builds the tree when read)."""
     style = None
     if template is not None:
         style = (template.path_style if isinstance(template, (Detector, SiteDetector))
