@@ -9,7 +9,8 @@ alternately ``--reps`` times and the minimum of each is kept (thread CPU time, `
 median ms per page of each, the median of the per-page ratios to the lxml floor, and the median of the per-page
 ratios new ÷ old. (A function of the old code that imports an fce module lazily when called would get the new
 one; the modules on these paths import what they call at module level.)
-Components: ``segment`` (pages parsed beforehand), ``parse_page`` (into the lxml tree), ``detect guided`` (parse +
+Components: ``segment`` (pages parsed beforehand), ``parse_page`` (without ``blocks=``: the walk in the default
+path style, the lxml tree not built), ``detect guided`` (parse +
 template, the default mode), ``mainblock`` and ``plain`` (parse + method), each page parsed as that version's
 ``fce detect`` parses it (the block tree made while parsing where that is all that is read: ``parse_page(blocks=…)``,
 where the version has it). Templates are learned by the baseline.
