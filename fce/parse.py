@@ -847,15 +847,14 @@ def _cut_attributes(tag: str) -> str:
     tag is not over the limit when cut again (the tree path's check of a page the walk did not read)."""
     name = _TAG_NAME.match(tag)  # (every tag cut starts so: _long_tags, _QUOTED_TAG)
     cut = name.end() if name else 1
-    closing = _END_TAG_AT_END.search(tag, cut)
+    closing = _END_TAG_AT_END.search(tag, cut)  # (its two attributes are the tag's last: after any cut)
     kept = MAX_ATTRIBUTES - (2 if closing is not None else 0)
     for count, attribute in enumerate(_ATTRIBUTE.finditer(tag, cut), 1):
-        if count > kept:
+        if count > MAX_ATTRIBUTES:  # (a tag within the limit is left as it is)
+            return tag[:cut] + ("" if closing is None else " " + closing.group(0))
+        if count <= kept:
             # cut where the last attribute kept ends: a "/" separating it from the next would close the tag
-            if closing is None or closing.start() < attribute.start():
-                return tag[:cut]
-            return tag[:cut] + " " + closing.group(0)
-        cut = attribute.end()
+            cut = attribute.end()
     return tag
 
 

@@ -557,6 +557,19 @@ def test_a_script_cut_as_a_long_tag_keeps_its_end_tag(route, monkeypatch):
     assert cut != html and _limit_attributes(cut, quoted=True) == cut
 
 
+@pytest.mark.parametrize("extra", [-1, 0, 1, 2000])
+def test_the_cut_leaves_a_tag_within_the_limit_and_keeps_its_end_tag(extra):
+    # a long tag ending in an end tag's name: up to MAX_ATTRIBUTES attributes as libxml2 counts them (the end tag's
+    # "<" and name among them) it is left as it is; over, it keeps MAX_ATTRIBUTES with the end tag
+    from fce.parse import _ATTRIBUTE, MAX_ATTRIBUTES, _cut_attributes
+
+    values = " ".join(f'a{i}="{"v" * 40}"' for i in range(MAX_ATTRIBUTES - 2 + extra))
+    tag = f"<p {values}</x"
+    cut = _cut_attributes(tag)
+    assert (cut == tag) == (extra <= 0)
+    assert cut.endswith("</x") and len(_ATTRIBUTE.findall(cut, 2)) == min(MAX_ATTRIBUTES, MAX_ATTRIBUTES + extra)
+
+
 #: The definition the fast long-tag test is held to: "<", a letter, and LONG_TAG_CHARS characters that are not ">".
 _LONG_TAG = re.compile(rf"<[A-Za-z][^>]{{{LONG_TAG_CHARS},}}")
 
