@@ -1,5 +1,5 @@
-"""Time what fce adds to a text extraction — the page's metadata, its content as markdown and as HTML — against
-lxml's parse of the same page (the "parse floor").
+"""Time what fce adds to a text extraction — the page's metadata, its content as markdown and as HTML, its
+fingerprint — against lxml's parse of the same page (the "parse floor").
 
     python -m bench.output_bench                                   # every page of /work/shared/data
     python -m bench.output_bench --sample 4 --datasets readability l3s-gn1
@@ -9,7 +9,8 @@ Per page, the page is parsed and extracted as ``fce detect`` does without a temp
 with the block tree made from the parse's events, :func:`fce.pipeline.extract`; not timed). Then, interleaved, the
 best of ``--repeats`` runs of each output on top of that text extraction — ``page_metadata(page)`` (what
 ``--format json`` adds: the page's markup read by :func:`fce.metadata.extract_metadata`), ``structured(page,
-result, "markdown")`` (``--format markdown``, links off, the default) and ``structured(page, result, "html")`` —
+result, "markdown")`` (``--format markdown``, links off, the default), ``structured(page, result, "html")`` and
+``result.fingerprint`` (:mod:`fce.fingerprint`, in every JSON record and ingest row) —
 and of ``lxml.etree.fromstring(utf8, HTMLParser)`` (the page decoded by :func:`fce.parse.decode_html` and encoded
 to UTF-8 beforehand; a plain ``etree.HTMLParser``, faster than ``lxml.html.fromstring``'s element classes, so the
 floor is the strict one). The figure is the per-page ratio output time / parse time: median, p95 and max over the
@@ -44,6 +45,7 @@ OUTPUTS: dict[str, Callable[[object, object], object]] = {
     "metadata": lambda page, result: page_metadata(page),  # type: ignore[arg-type]
     "markdown": lambda page, result: structured(page, result, "markdown"),  # type: ignore[arg-type]
     "html": lambda page, result: structured(page, result, "html"),  # type: ignore[arg-type]
+    "fingerprint": lambda page, result: result.fingerprint,  # type: ignore[attr-defined]
 }
 
 Row = dict[str, float]  # output name (and "parse") → best ns

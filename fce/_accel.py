@@ -24,8 +24,8 @@ NO_ACCEL_ENV = "FCE_NO_ACCEL"
 #: The modules written in Cython's pure Python mode (``setup.py`` reads this tuple from the source). Compiled,
 #: ``mainblock`` scores pages about twice as fast; the metadata and the structured output run 15–25% faster; the
 #: loops over a tree's columns (``fce.kernels``) run at C speed.
-PURE_PYTHON_MODULES = ("fce.kernels", "fce.methods.mainblock", "fce.metadata", "fce.render.document",
-                       "fce.render.markdown", "fce.render.html", "fce.render.links")
+PURE_PYTHON_MODULES = ("fce.kernels", "fce.fingerprint", "fce.methods.mainblock", "fce.metadata",
+                       "fce.render.document", "fce.render.markdown", "fce.render.html", "fce.render.links")
 
 
 def switched_off() -> bool:

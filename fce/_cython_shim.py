@@ -50,5 +50,15 @@ def declare(*_args: object, **_kwargs: object) -> None:
     return None
 
 
+class _CType:
+    """A C type named in a declaration (only the compiler reads it); ``long[:]`` names a memoryview of them."""
+
+    __slots__ = ()
+
+    def __getitem__(self, _index: object) -> "_CType":
+        return self
+
+
 #: Types named in declarations (placeholders: only the compiler reads them).
-Py_ssize_t = Py_UCS4 = bint = object
+Py_ssize_t = Py_UCS4 = bint = uchar = longlong = ulonglong = _CType()
+int = long = double = _CType()  # noqa: A001 (Cython's names)

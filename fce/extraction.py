@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from fce.fingerprint import fingerprint
+
 if TYPE_CHECKING:
     from fce.metadata import Metadata
 
@@ -56,7 +58,9 @@ class Extraction:
     text of the page's reader comments, which the content leaves out, where asked for (``extract(...,
     comments=True)``; empty: the page has none). ``page_type`` and ``page_type_reason`` are what kind of page the
     single-page method took it for and why (:func:`fce.methods.mainblock.select_page`; None for a template's
-    extraction and for methods that do not tell).
+    extraction and for methods that do not tell). ``fingerprint`` is the text's simhash (:mod:`fce.fingerprint`):
+    two pages whose fingerprints are at most :data:`fce.fingerprint.NEAR_DUPLICATE_BITS` bits apart hold the same
+    content.
     """
 
     text: str
@@ -79,6 +83,12 @@ class Extraction:
     @property
     def page_type_reason(self) -> str | None:
         return self.info.get("page_type_reason")
+
+    @property
+    def fingerprint(self) -> str | None:
+        """The text's fingerprint, 16 hexadecimal digits (:func:`fce.fingerprint.fingerprint`; None: no word in
+        it), made when asked for (about 10 µs per KB of text compiled)."""
+        return fingerprint(self.text)
 
     def with_content(self, *, markdown: str | None = None, html: str | None = None) -> Extraction:
         """This extraction with its content as ``markdown`` or ``html`` (given: not None) too: what
@@ -105,6 +115,7 @@ class Extraction:
             "metadata": None if self.metadata is None else self.metadata.to_dict(),
             "page_type": self.page_type,
             "page_type_reason": self.page_type_reason,
+            "fingerprint": self.fingerprint,
             **({"comments": self.comments} if self.comments is not None else {}),
             **({"markdown": self.markdown} if self.markdown is not None else {}),
             **({"html": self.html} if self.html is not None else {}),

@@ -303,6 +303,8 @@ class ExtractResponse(BaseModel):
                                                      "expectation and with the fallback.")
     metadata: dict[str, Any] | None = Field(None, description="Title, authors, dates, language, site name, "
                                                               "description, canonical URL, … (fce.metadata).")
+    fingerprint: str | None = Field(None, description="The text's 64-bit simhash, 16 hex digits: pages at most 3 "
+                                                      "bits apart hold the same content (fce.fingerprint).")
     text: str
     markdown: str | None = Field(None, description="The content as markdown (format=markdown).")
     html: str | None = Field(None, description="The content as clean HTML (format=html).")

@@ -387,7 +387,7 @@ class DetectResult:
         return {"source": self.source, **{k: data[k] for k in ("site", "method", "fit")},
                 "layout": info.get("layout"), "match": None if match is None else round(match, 4),
                 **{k: data[k] for k in ("fallback_reason", "check", "page_type", "page_type_reason", "metadata",
-                                        "text")},
+                                        "fingerprint", "text")},
                 **{k: data[k] for k in ("comments", "markdown", "html") if k in data}, "blocks": data["blocks"]}
 
 

@@ -31,7 +31,7 @@ SITE = "news.example"
 N_LEARN = 20  # fce.learn.RECOMMENDED_PAGES: no "too few pages" warning
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(64))
 JSON_KEYS = ["source", "site", "method", "fit", "layout", "match", "fallback_reason", "check", "page_type",
-             "page_type_reason", "metadata", "text", "blocks"]
+             "page_type_reason", "metadata", "fingerprint", "text", "blocks"]
 
 
 # --- fixtures -----------------------------------------------------------------------------------------------

@@ -45,7 +45,7 @@ __all__ = ["PREFETCH_BYTES", "PREFETCH_RECORDS", "ROW_KEYS", "STAGES", "STATUSES
 STATUSES = ("ok", "fallback", "skipped_non_html", "too_large", "timeout", "decode_error", "not_html", "empty",
             "store_error", "error")
 ROW_KEYS = ("record", "url", "domain", "warc_record_id", "warc_date", "status", "method", "fit", "fallback_reason",
-            "page_type", "http_status", "bytes", "error", "metadata", "text", "comments")
+            "page_type", "http_status", "bytes", "error", "metadata", "fingerprint", "text", "comments")
 
 #: Records read ahead and whose domains' templates are fetched in one round trip. At most the Extractor's LRU
 #: size, so that a batch's templates are still cached when its records are processed.
@@ -287,5 +287,6 @@ def _detect_record(record: RawRecord, domain: str | None, extractor: Extractor |
                fit=None if extraction.fit is None else round(extraction.fit, 4),
                fallback_reason=extraction.fallback_reason, page_type=extraction.page_type, text=extraction.text,
                comments=extraction.comments if settings.comments else None,
-               metadata=None if extraction.metadata is None else extraction.metadata.to_dict())
+               metadata=None if extraction.metadata is None else extraction.metadata.to_dict(),
+               fingerprint=extraction.fingerprint)
     return row
