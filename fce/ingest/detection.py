@@ -58,8 +58,8 @@ PREFETCH_BYTES = 32 * 1024 * 1024
 #: (``stage_cpu_seconds``, which other processes on a busy machine do not inflate). ``read`` the records off the
 #: input (decompression, WARC and HTTP headers, body) and their registered domains; ``store`` fetching templates;
 #: ``parse`` and ``extract`` (each with its time limit; ``extract`` is the template, or the fallback method);
-#: ``release`` freeing the parsed page and building the row; ``write`` encoding the row as JSON and writing it.
-#: A record that fails is charged to the stage it failed in.
+#: ``release`` freeing the parsed page and building the row (the text's fingerprint too); ``write`` encoding the
+#: row as JSON and writing it. A record that fails is charged to the stage it failed in.
 STAGES = ("read", "store", "parse", "extract", "release", "write")
 
 
