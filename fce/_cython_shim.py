@@ -45,9 +45,10 @@ def locals(**_types: object) -> object:  # noqa: A001 (Cython's name)
     return lambda function: function
 
 
-def declare(*_args: object, **_kwargs: object) -> None:
-    """``cython.declare(type)``: a C field or variable where compiled, nothing otherwise."""
-    return None
+def declare(_type: object = None, value: object = None, **_kwargs: object) -> object:
+    """``cython.declare(type)``: a C field or variable where compiled, nothing otherwise; ``cython.declare(type,
+    value)``: a C variable of that value where compiled, the value otherwise."""
+    return value
 
 
 class _CType:

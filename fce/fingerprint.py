@@ -75,22 +75,28 @@ def near_duplicates(a: str | int | None, b: str | int | None, max_bits: int = NE
     return a is not None and b is not None and distance(a, b) <= max_bits
 
 
-@cython.locals(low=str, n=cython.Py_ssize_t, count=cython.Py_ssize_t, j=cython.Py_ssize_t, b=cython.int,
-               first=cython.Py_ssize_t, features=cython.Py_ssize_t, width=cython.Py_ssize_t, pending=cython.int,
+@cython.locals(chunk=str, n=cython.Py_ssize_t, capacity=cython.Py_ssize_t, count=cython.Py_ssize_t,
+               carried=cython.Py_ssize_t, words=cython.Py_ssize_t, first=cython.Py_ssize_t, j=cython.Py_ssize_t,
+               b=cython.int, width=cython.Py_ssize_t, features=cython.Py_ssize_t, pending=cython.int,
                shingle=cython.ulonglong, value=cython.ulonglong, one=cython.ulonglong, hashes=cython.ulonglong[:],
-               ones=cython.longlong[:], lanes=cython.ulonglong[:], spread=cython.ulonglong[:])
+               ones=cython.longlong[:], lanes=cython.ulonglong[:], spread=cython.ulonglong[:],
+               word=cython.ulonglong[:], start=cython.Py_ssize_t, stop=cython.Py_ssize_t)
 def simhash(text: str) -> int | None:
     """The 64-bit simhash of ``text``'s :data:`SHINGLE_WORDS`-word shingles (of its words, all of them, where it has
     fewer), or None: no word in it."""
-    low = text.lower()
-    n = len(low)
+    n = len(text)
     if not n:
         return None
-    hash_buffer = array("Q", [0]) * n  # (a text of n characters has at most n words)
-    hashes = hash_buffer
-    count = _word_hashes(low, hashes)
-    if not count:
-        return None
+    width = SHINGLE_WORDS
+    # The text is lower-cased and read a chunk at a time, of _CHUNK_CHARS characters up to the next space or line
+    # break (where lower-casing needs no context from beyond: Greek's final sigma), so that a long text's copy and
+    # buffers stay small (str.lower() of a text that is not ASCII takes 12 bytes a character while it runs). The
+    # hashes of a chunk's words go after the last width - 1 of the chunk before (whose shingles end in this one); a
+    # chunk of k characters ends at most k + 1 words (the word before its first character, which may be one of
+    # its own).
+    hash_buffer = array("Q")
+    word_buffer = array("Q", [0, 0])  # the word read when a chunk ends: its hash so far, whether there is one
+    word = word_buffer
     # Each feature's bits are counted 8 at a time: byte j of a shingle adds its 8 bits to 8 one-byte counters packed
     # in lanes[j] (_SPREAD), which go to ones before they can overflow.
     ones_buffer = array("q", [0]) * FINGERPRINT_BITS
@@ -98,20 +104,46 @@ def simhash(text: str) -> int | None:
     lanes_buffer = array("Q", [0]) * 8
     lanes = lanes_buffer
     spread = _SPREAD
-    width = SHINGLE_WORDS if count >= SHINGLE_WORDS else count
-    features = count - width + 1
     pending = 0
-    for first in range(features):
+    words = 0
+    carried = 0
+    start = 0
+    while start < n:
+        stop = _chunk_end(text, start + _CHUNK_CHARS)
+        chunk = text[start:stop].lower()
+        start = stop
+        capacity = len(chunk) + width + 1
+        if len(hash_buffer) < capacity:  # (a new buffer, with the hashes carried over)
+            hash_buffer = array("Q", hash_buffer[:carried]) + array("Q", [0]) * (capacity - carried)
+        hashes = hash_buffer
+        count = _word_hashes(chunk, hashes, carried, word)
+        if start >= n and word[1]:  # the text's last word
+            hashes[count] = word[0]
+            count += 1
+        words += count - carried
+        for first in range(count - width + 1):
+            shingle = 0
+            for j in range(first, first + width):
+                shingle = _mix(shingle ^ hashes[j])
+            for j in range(8):
+                lanes[j] += spread[(shingle >> (8 * j)) & 255]
+            pending += 1
+            if pending == _LANE_MAX:
+                _add_lanes(lanes, ones)
+                pending = 0
+        carried = min(count, width - 1)
+        for j in range(carried):
+            hashes[j] = hashes[count - carried + j]
+    if not words:
+        return None
+    if words < width:  # one feature: the words there are
         shingle = 0
-        for j in range(first, first + width):
+        for j in range(words):
             shingle = _mix(shingle ^ hashes[j])
         for j in range(8):
             lanes[j] += spread[(shingle >> (8 * j)) & 255]
-        pending += 1
-        if pending == _LANE_MAX:
-            _add_lanes(lanes, ones)
-            pending = 0
     _add_lanes(lanes, ones)
+    features = words - width + 1 if words >= width else 1
     value = 0
     one = 1
     for b in range(FINGERPRINT_BITS):
@@ -120,6 +152,17 @@ def simhash(text: str) -> int | None:
     return value
 
 
+#: Characters read at a time (to the next space or line break): a long text's buffer of hashes stays at about 2 MB.
+_CHUNK_CHARS = 262144
+
+
+def _chunk_end(text: str, at: int) -> int:
+    """Where a chunk that reaches ``at`` ends: at the first space or line break from ``at`` on, or at the text's
+    end."""
+    if at >= len(text):
+        return len(text)
+    ends = [k for k in (text.find(" ", at), text.find("\n", at)) if k >= 0]
+    return min(ends) if ends else len(text)
 #: Per byte value, its 8 bits spread to the lowest bit of 8 one-byte lanes (bit i to bit 8i).
 _SPREAD = array("Q", [sum(((v >> i) & 1) << (8 * i) for i in range(8)) for v in range(256)])
 #: Features counted in the lanes before they are added up (a one-byte lane holds 255).
@@ -139,23 +182,25 @@ def _add_lanes(lanes: array[int], ones: array[int]) -> None:
 
 
 @cython.cfunc
-@cython.locals(low=str, ch=cython.Py_UCS4, code=cython.ulonglong, h=cython.ulonglong, prime=cython.ulonglong,
+@cython.locals(chunk=str, ch=cython.Py_UCS4, code=cython.ulonglong, h=cython.ulonglong, prime=cython.ulonglong,
                offset=cython.ulonglong, mask=cython.ulonglong, least=cython.ulonglong, count=cython.Py_ssize_t,
-               in_word=cython.bint, alnum=cython.bint, hashes=cython.ulonglong[:], bounds=cython.ulonglong[:],
-               ascii_word=cython.uchar[:])
+               filled=cython.Py_ssize_t, in_word=cython.bint, alnum=cython.bint, hashes=cython.ulonglong[:],
+               bounds=cython.ulonglong[:], ascii_word=cython.uchar[:], word=cython.ulonglong[:])
 @cython.returns(cython.Py_ssize_t)
-def _word_hashes(low: str, hashes: array[int]) -> int:
-    """Write the FNV-1a hash of each word of the lower-cased text ``low`` to ``hashes``, in order; their number."""
+def _word_hashes(chunk: str, hashes: array[int], filled: int, word: array[int]) -> int:
+    """Write the FNV-1a hashes of the words that end in ``chunk`` (of a lower-cased text) to ``hashes``, after its
+    first ``filled``; the number of hashes in ``hashes``. ``word``: the word read when the chunk before ended (its
+    hash so far, and 1 if there is one), and when this one ends."""
     prime = 0x100000001B3
     offset = 0xCBF29CE484222325
     mask = 0xFFFFFFFFFFFFFFFF
     least = _UNSPACED_FROM
     bounds = _UNSPACED_BOUNDS
     ascii_word = _ASCII_WORD
-    count = 0
-    in_word = False
-    h = offset
-    for ch in low:
+    count = filled
+    h = word[0]
+    in_word = word[1] != 0
+    for ch in chunk:
         code = ord(ch)
         if code < 128:  # (most characters: a table, not Unicode's tests)
             alnum = ascii_word[code]
@@ -178,9 +223,8 @@ def _word_hashes(low: str, hashes: array[int]) -> int:
             hashes[count] = h
             count += 1
             in_word = False
-    if in_word:
-        hashes[count] = h
-        count += 1
+    word[0] = h
+    word[1] = 1 if in_word else 0
     return count
 
 

@@ -80,6 +80,18 @@ def test_the_installed_module_and_the_source_give_the_definition(text):
     assert SOURCE.simhash(text) == expected
 
 
+@settings(max_examples=300, deadline=None)
+@given(text=_TEXT, chunk=st.integers(1, 12))
+def test_texts_read_a_few_words_at_a_time_give_the_definition(text, chunk):
+    # a long text is read in chunks (fingerprint._CHUNK_CHARS): words and shingles across a chunk's end count once
+    saved = fp._CHUNK_CHARS, SOURCE._CHUNK_CHARS
+    fp._CHUNK_CHARS = SOURCE._CHUNK_CHARS = chunk
+    try:
+        assert simhash(text) == SOURCE.simhash(text) == _definition(text)
+    finally:
+        fp._CHUNK_CHARS, SOURCE._CHUNK_CHARS = saved
+
+
 def test_long_texts_count_every_feature():
     # more features than the one-byte lanes hold at once (255): the counts are carried over, not wrapped
     rng = random.Random(7)
