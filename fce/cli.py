@@ -804,6 +804,5 @@ def serve(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """The command line: what the ``fce`` command and ``python -m fce`` run (:mod:`fce._entry`, which sets up the
-    process first)."""
+    """Entry point of the ``fce`` console script and ``python -m fce``."""
     app(args=argv, prog_name="fce")
