@@ -45,10 +45,9 @@ def locals(**_types: object) -> object:  # noqa: A001 (Cython's name)
     return lambda function: function
 
 
-def declare(_type: object = None, value: object = None, **_kwargs: object) -> object:
-    """``cython.declare(type)``: a C field or variable where compiled, nothing otherwise; ``cython.declare(type,
-    value)``: a C variable of that value where compiled, the value otherwise."""
-    return value
+def declare(*_args: object, **_kwargs: object) -> None:
+    """``cython.declare(type)``: a C field or variable where compiled, nothing otherwise."""
+    return None
 
 
 class _CType:
@@ -62,4 +61,4 @@ class _CType:
 
 #: Types named in declarations (placeholders: only the compiler reads them).
 Py_ssize_t = Py_UCS4 = bint = uchar = longlong = ulonglong = _CType()
-int = long = double = _CType()  # noqa: A001 (Cython's names)
+int = _CType()  # noqa: A001 (Cython's name)

@@ -114,7 +114,7 @@ def simhash(text: str) -> int | None:
         start = stop
         capacity = len(chunk) + width + 1
         if len(hash_buffer) < capacity:  # (a new buffer, with the hashes carried over)
-            hash_buffer = array("Q", hash_buffer[:carried]) + array("Q", [0]) * (capacity - carried)
+            hash_buffer = hash_buffer[:carried] + array("Q", [0]) * (capacity - carried)
         hashes = hash_buffer
         count = _word_hashes(chunk, hashes, carried, word)
         if start >= n and word[1]:  # the text's last word
@@ -163,6 +163,8 @@ def _chunk_end(text: str, at: int) -> int:
         return len(text)
     ends = [k for k in (text.find(" ", at), text.find("\n", at)) if k >= 0]
     return min(ends) if ends else len(text)
+
+
 #: Per byte value, its 8 bits spread to the lowest bit of 8 one-byte lanes (bit i to bit 8i).
 _SPREAD = array("Q", [sum(((v >> i) & 1) << (8 * i) for i in range(8)) for v in range(256)])
 #: Features counted in the lanes before they are added up (a one-byte lane holds 255).
