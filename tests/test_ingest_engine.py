@@ -7,8 +7,10 @@ import os
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -204,6 +206,46 @@ def test_local_engine_charges_only_the_task_that_kills_its_worker(tmp_path: Path
         results = dict(engine.run(_poison, tasks, retries=1))
     assert [results[i] for i in (0, 2, 3)] == ["fine", "fine", "fine"]
     assert isinstance(results[1], BrokenProcessPool)
+
+
+class _QueuedPool:
+    """A stand-in for ``ProcessPoolExecutor`` at the moment that matters: the first task has failed and the
+    second is still queued (not yet handed to a worker). ``shutdown(cancel_futures=True)`` cancels it the way
+    the real pool's manager thread does, with ``Future.cancel()``, which wakes no ``wait()``."""
+
+    def __init__(self) -> None:
+        self.queued: list[Future[str]] = []
+
+    def submit(self, fn: Any, task: str) -> Future[str]:
+        future: Future[str] = Future()
+        if task == "fails":
+            future.set_running_or_notify_cancel()
+            future.set_exception(StoreFailure("template store redis://x: unreachable"))
+        else:
+            self.queued.append(future)
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if cancel_futures:
+            for future in self.queued:
+                future.cancel()
+
+
+def test_local_engine_cancel_drops_a_queued_task_instead_of_waiting_for_it() -> None:
+    engine = LocalEngine(2)
+    engine._pool = _QueuedPool()  # type: ignore[assignment]
+    results: list[tuple[int, object]] = []
+
+    def consume() -> None:
+        for index, outcome in engine.run(str, ["fails", "queued"]):
+            results.append((index, outcome))
+            engine.cancel()
+
+    consumer = threading.Thread(target=consume, daemon=True)
+    consumer.start()
+    consumer.join(timeout=10)
+    assert not consumer.is_alive(), "run() waited for a task that cancel() had dropped"
+    assert [index for index, _ in results] == [0] and isinstance(results[0][1], StoreFailure)
 
 
 def test_unreachable_scheduler_is_an_engine_error(monkeypatch: pytest.MonkeyPatch) -> None:

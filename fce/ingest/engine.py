@@ -313,6 +313,13 @@ class LocalEngine(Engine):
             while not self._cancelled and not solo and queue and len(running) < self.workers:
                 index = queue.popleft()
                 running[self._executor().submit(fn, tasks[index])] = index
+            if self._cancelled:
+                # A task the pool had not yet handed to a worker is cancelled by its shutdown with
+                # Future.cancel(), which wakes no wait(): waiting for it would never end. Cancelling it here
+                # (True also when the pool got there first) drops it; a task already running cannot be
+                # cancelled and still ends with a result or BrokenProcessPool.
+                for future in [f for f in running if f.cancel()]:
+                    del running[future]
             if not running:
                 break  # cancelled: the tasks not started are dropped
             done, _ = wait(running, return_when=FIRST_COMPLETED)
