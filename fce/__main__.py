@@ -1,6 +1,6 @@
 """``python -m fce``: the same as the ``fce`` command."""
 
-from fce.cli import main
+from fce._entry import main
 
 if __name__ == "__main__":
     main()

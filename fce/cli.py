@@ -804,5 +804,6 @@ def serve(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``fce`` console script and ``python -m fce``."""
+    """The command line: what the ``fce`` command and ``python -m fce`` run (:mod:`fce._entry`, which sets up the
+    process first)."""
     app(args=argv, prog_name="fce")

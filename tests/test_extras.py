@@ -24,7 +24,7 @@ PIP_INSTALL = re.compile(r"pip install ((?:[^`\"\n&;)]|'[^'\n]*')+)")
 def test_the_distribution_is_ours():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert project["name"] == DISTRIBUTION == "fastcontentextractor"
-    assert project["scripts"] == {"fce": "fce.cli:main"}  # the command stays fce
+    assert project["scripts"] == {"fce": "fce._entry:main"}  # the command stays fce
     assert set(EXTRAS) <= set(project["optional-dependencies"])
 
 
