@@ -313,6 +313,10 @@ class Detector:
             fit = self.fit_score(tree)
         if self.mode == DetectionMode.GUIDED:
             return self._match_guided(tree, fit)
+        return self._match_paths(tree, fit)
+
+    def _match_paths(self, tree: BlockTree, fit: float) -> TemplateMatch:
+        """The blocks on the template's content paths that are not its noise (the paper's detection)."""
         candidates = self._extract(tree)
         if not candidates:
             return TemplateMatch((), fit, 0, 0)
@@ -332,16 +336,34 @@ class Detector:
         if self.noise_texts:
             mask_repeated_noise(tree, self.noise_texts, mask)
         selected = select_main(tree, mask, covered, rendered)
-        title = False
-        if selected and self.title_path is not None:
-            at = _title_index(tree, self.title_path)
-            if at >= 0:
-                title = _put_title(tree, at, selected, covered)
-                if title:
-                    rendered.append(at)
-                put_lead(tree, at, self.path_codes, selected, covered, rendered)
+        title = self._put_headline(tree, selected, covered, rendered)
         return TemplateMatch(tuple(selected), fit, len(selected), 0, frozenset(covered), title,
                              disjoint_subtrees(tree, rendered))
+
+    def match_on_paths(self, tree: BlockTree, fit: float) -> TemplateMatch:
+        """The blocks on the template's content paths that are not its noise (the paper's detection), with guided
+        mode's headline and lead: what :func:`fce.pipeline.extract` takes where guided detection kept nothing and
+        the fallback's extraction holds all of these blocks among more (:data:`fce.kinds.CheckRule.NARROWED`)."""
+        found = self._match_paths(tree, fit)
+        selected = list(found.blocks)
+        covered = list(found.covered)
+        title = self._put_headline(tree, selected, covered, [])
+        return TemplateMatch(tuple(selected), fit, found.n_candidates, found.n_dropped_noise, frozenset(covered), title)
+
+    def _put_headline(self, tree: BlockTree, selected: list[ExtractedBlock], covered: list[int],
+                      rendered: list[int]) -> bool:
+        """Put the headline (the template's title path) and the lead in front of a non-empty ``selected``;
+        whether the headline was put."""
+        if not selected or self.title_path is None:
+            return False
+        at = _title_index(tree, self.title_path)
+        if at < 0:
+            return False
+        title = _put_title(tree, at, selected, covered)
+        if title:
+            rendered.append(at)
+        put_lead(tree, at, self.path_codes, selected, covered, rendered)
+        return title
 
     def detect(self, page: Page | BlockTree, *, site: str | None = None) -> Extraction:
         """Template extraction only (no fallback); see :func:`fce.pipeline.extract` for the full pipeline."""

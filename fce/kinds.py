@@ -47,6 +47,8 @@ class CheckRule(StrEnum):
     KEPT_TOO_LITTLE = "kept-too-little"  # the fallback won: the template kept next to nothing
     FALLBACK_AGREES = "fallback-agrees"  # the fallback won: it reads about what the site model expects
     KEPT_ENOUGH = "kept-enough"  # the template won
+    NARROWED = "narrowed"  # the template won: guided scoring kept nothing, and the fallback's text holds all of
+    # the text on the template's content paths among more (fce.pipeline.narrowed)
 
 
 class Winner(StrEnum):

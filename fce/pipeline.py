@@ -15,8 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from fce.blocks import DEFAULT_PATH_STYLE, blocks_of
-from fce.detect import DEFAULT_MODE, MIN_FIT, Detector
+from fce.blocks import DEFAULT_PATH_STYLE, BlockTree, blocks_of
+from fce.detect import DEFAULT_MODE, MIN_FIT, Detector, TemplateMatch
 from fce.errors import StoreFailure, TemplateError, TemplateNotFoundError
 from fce.extraction import Check, Extraction
 from fce.kinds import CheckRule, DetectionMode, FallbackReason, OutputFormat, Winner
@@ -64,7 +64,7 @@ CHECK_AGREE_RANGE = (0.5, 1.5)
 CHECK_MIN_CHARS = 200
 #: The rules a :class:`~fce.extraction.Check` names: ``kept-too-little``, ``fallback-agrees`` (the fallback won by
 #: the rules above), ``kept-enough`` (the template won; the check's figures say whether the fallback would have
-#: given more text).
+#: given more text), ``narrowed`` (the template won where guided detection kept nothing: :func:`narrowed`).
 CHECK_RULES = tuple(CheckRule)
 
 #: Compiled templates kept per Extractor (an LRU): a batch touching more sites than this recompiles.
@@ -265,15 +265,39 @@ def _extract(page: Page, template: Compiled | None, *, site: str | None, fallbac
         if reason is not None:
             check_deadline()  # where no interrupt can be delivered, do not start the fallback past the limit
             result = other if other is not None else method(page)
-            if check is not None:
-                check = replace(check, fallback_chars=len(result.text))
-            return replace(result, site=site, fit=choice.fit, fallback_reason=reason,
-                           info={**result.info, "layout": None, "match": choice.match}, check=check)
+            inner = (narrowed(detector.detectors[index], tree, choice.fit, result)
+                     if reason is FallbackReason.EMPTY and detector.mode == DetectionMode.GUIDED
+                     and method.blocks is not None else None)
+            if inner is None:
+                if check is not None:
+                    check = replace(check, fallback_chars=len(result.text))
+                return replace(result, site=site, fit=choice.fit, fallback_reason=reason,
+                               info={**result.info, "layout": None, "match": choice.match}, check=check)
+            match = inner
+            check = Check(match.chars, choice.kept_chars, len(result.text), Winner.TEMPLATE, CheckRule.NARROWED)
     assert match is not None
     return Extraction.from_blocks(match.blocks, method="template", site=site, fit=choice.fit,
                                   info={"covered": match.covered, "covered_exact": match.exact, "layout": index,
                                         "match": choice.match,
                                         "title": match.title}, check=check)
+
+
+def narrowed(detector: Detector, tree: BlockTree, fit: float, fallback: Extraction) -> TemplateMatch | None:
+    """Where guided detection kept nothing (no paragraph on the site's content paths scored: a post of one line
+    under a video), the blocks on the template's content paths (:meth:`~fce.detect.Detector.match_on_paths`) when
+    the ``fallback``'s extraction of the same tree holds every one of them among more: the fallback found no
+    article either and took the page's whole region, and the site model says which part of it is the content.
+    Where the fallback took other blocks (the content sits off the template's paths), None: the fallback's.
+    Measured k-fold on the four per-site sets: dragnet-small 0.949 → 0.954 site-macro word F1 (two one-line posts,
+    0.16 → 0.97 and 0.22 → 1.0); news.sina.com.hk's four pages whose text sits off the template's paths stay the
+    fallback's (taking the template's there: 0.36–0.91 → 0.03–0.13); the other sets unchanged."""
+    kept = fallback.info.get("covered")
+    if not kept:
+        return None
+    found = detector.match_on_paths(tree, fit)
+    if not found.blocks or not found.covered <= frozenset(kept):
+        return None
+    return found
 
 
 def learn_template(pages: Sequence[Page], site: str, *, timeout: float | None = None, **params: object) -> Template:

@@ -286,7 +286,8 @@ class CheckOut(BaseModel):
     fallback_chars: int | None
     winner: str = Field(description="template or fallback")
     rule: str = Field(description="kept-too-little or fallback-agrees (the fallback won), or kept-enough "
-                                  "(fce.pipeline.CHECK_MIN_SHARE, CHECK_AGREE_SHARE, CHECK_AGREE_RANGE)")
+                                  "(fce.pipeline.CHECK_MIN_SHARE, CHECK_AGREE_SHARE, CHECK_AGREE_RANGE); "
+                                  "narrowed: the template's content paths inside the fallback's region")
 
 
 class ExtractResponse(BaseModel):

@@ -12,8 +12,10 @@ from fce.detect import Detector
 from fce.errors import TemplateNotFoundError, UnknownMethodError
 from fce.extraction import Extraction
 from fce.learn import TemplateLearner
+from fce.methods import get_method
 from fce.parse import parse_page
 from fce.pipeline import DEFAULT_FALLBACK, Extractor, extract, learn_template
+from fce.template import Template
 from templates_store import open_store
 from tests._sites import site_pages
 
@@ -243,6 +245,56 @@ def test_a_template_that_keeps_a_sliver_of_the_page_is_overruled():
     batch.add("s.test", 1, result)
     batch.flush()
     assert store.counters(["s.test"])["s.test"].overruled == 1
+
+
+def _one_line_post(sidebar: str) -> bytes:
+    nav = "".join(f'<li><a href="/{i}">Section {i}</a></li>' for i in range(8))
+    return (f'<html><body><ul class="nav">{nav}</ul><div class="side">{sidebar}</div><div class="post">'
+            f'<h1>A video</h1><p>Wow, just wow.</p></div><div class="foot">Copyright 2012 the site, all rights '
+            f"reserved, more or less.</div></body></html>").encode()
+
+
+def _post_template() -> Template:
+    from fce.template import LearnParams
+
+    content = {"HTML.BODY.DIV[.post].P": 5}
+    noise = {"HTML.BODY.UL[.nav].LI", "HTML.BODY.DIV[.side]", "HTML.BODY.DIV[.side].P", "HTML.BODY.DIV[.foot]",
+             "HTML.BODY.DIV[.post].H1"}
+    known = {**content, **dict.fromkeys(noise, 5), "HTML": 5, "HTML.BODY": 5, "HTML.BODY.UL[.nav]": 5,
+             "HTML.BODY.DIV[.post]": 5}
+    return Template(site="s.test", content_paths=content, noise_blocks=(), known_paths=known, n_pages=5,
+                    params=LearnParams(0.9, 0.05, 2, 0.0, "recursive", "qualified", 0.3), learned_at="",
+                    noise_paths=frozenset(noise), title_path="HTML.BODY.DIV[.post].H1")
+
+
+def test_a_post_too_short_to_score_is_taken_from_the_template_paths_inside_the_fallback():
+    """A post of one line under a video: guided detection scores no paragraph, and the fallback finds no article
+    either and takes the page's whole region. The template's content paths say which part of it is the post."""
+    sidebar = ("Subscribe to our newsletter for the week's best stories, sent every Friday morning. Follow us on "
+               "every network you use, and tell your friends.")
+    page = parse_page(_one_line_post(sidebar))
+    detector = Detector(_post_template())
+    assert not detector.match(page).blocks
+    fallback = get_method(DEFAULT_FALLBACK)(page)
+    assert "Wow, just wow." in fallback.text and "Section 3" in fallback.text  # the region, the post inside it
+    result = extract(page, detector)
+    assert (result.method, result.fallback_reason, result.text) == ("template", None, "A video\nWow, just wow.")
+    check = result.check
+    assert check is not None and (check.winner, check.rule) == ("template", "narrowed")
+    assert check.template_chars == sum(len(b.text) for b in result.blocks)
+    assert check.fallback_chars == len(fallback.text)
+    assert result.to_dict()["check"]["rule"] == "narrowed"
+    assert extract(page, Detector(_post_template(), mode="rules")).check is None  # the paper's mode: no check
+
+
+def test_a_post_too_short_to_score_stays_the_fallback_s_where_the_fallback_took_other_text():
+    """The fallback took a box off the template's content paths, not the region around them: the template's
+    one line may not be the page's content (news.sina.com.hk's pages whose article sits off the learned paths)."""
+    page = parse_page(_one_line_post("<p>Subscribe to our newsletter for the week's best stories, sent every "
+                                     "Friday morning.</p>"))
+    result = extract(page, Detector(_post_template()))
+    assert result.method == DEFAULT_FALLBACK and result.fallback_reason == "empty" and result.check is None
+    assert "Wow" not in result.text and result.text.startswith("Subscribe")
 
 
 @pytest.mark.parametrize(("chars", "expected", "fallback", "rule"), [
