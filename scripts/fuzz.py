@@ -6,8 +6,12 @@ declaration and as the HTTP charset (Python codecs that are not text encodings, 
 encodings (UTF-16 and UTF-32 with and without a BOM, a BOM that lies, a page of mixed encodings), truncation,
 NUL bytes, control characters, huge attributes, many attributes, deep nesting, unclosed comments and scripts,
 binary signatures, random bytes — then parses the result as ``fce detect`` does (with the block tree made while
-parsing, or the lxml tree, alternately) and extracts it with the default fallback method, under the per-page time
-limit. Anything raised that is not an :class:`fce.errors.FceError` is an *undocumented exception*: a failure.
+parsing, or the lxml tree, alternately) and extracts it with its site's template (learned once per worker from
+up to :data:`LEARN_PAGES` unmutated pages of the site, where it has at least :data:`LEARN_MIN_PAGES`; the other
+cases of such a site, and the sites with fewer pages, without one) and the default fallback method, under the
+per-page time limit; then makes what ``fce detect --format json``, ``markdown`` and ``html`` print of it (the
+metadata, the structure, the fingerprint, the record). Anything raised that is not an
+:class:`fce.errors.FceError` is an *undocumented exception*: a failure.
 
     python scripts/fuzz.py                         # 100,000 cases, one worker per CPU
     python scripts/fuzz.py --cases 5000 --seed 7   # a shorter run; the same seed gives the same cases
@@ -41,9 +45,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # (run from a checkout: the fce beside this script)
 
 from fce.errors import FceError  # noqa: E402
+from fce.extraction import Extraction  # noqa: E402
 from fce.limits import DEFAULT_PAGE_TIMEOUT, run_limited  # noqa: E402
-from fce.parse import parse_page  # noqa: E402
-from fce.pipeline import DEFAULT_FALLBACK, extract, parse_blocks  # noqa: E402
+from fce.parse import Page, parse_page  # noqa: E402
+from fce.pipeline import (  # noqa: E402
+    DEFAULT_FALLBACK,
+    extract,
+    learn_site,
+    parse_blocks,
+    structured,
+)
+from fce.template import SiteTemplates  # noqa: E402
 
 #: Where the evaluation pages are, beside the checkout (``<dataset>/<site>/<id>.html`` with ``<id>.json``).
 DATA = ROOT.parent / "shared" / "data"
@@ -60,6 +72,10 @@ SHOWN = 20
 #: under 2 MiB; this allows a huge attribute or a deep nest on top of the largest).
 MAX_MUTATED_BYTES = 8 * 1024 * 1024
 TESTS = "tests/test_robustness_properties.py"
+#: A site's template is learned from at most this many of its pages (``fce learn`` reads 20–30)…
+LEARN_PAGES = 30
+#: …where it has at least this many (fewer distinct pages are a LearnError).
+LEARN_MIN_PAGES = 5
 
 #: Charset labels a hostile or broken page or server sends: Python codecs that are not text encodings of web
 #: pages, ones that raise on decoding, encodings no browser has, labels of the WHATWG Encoding Standard spelled
@@ -95,6 +111,16 @@ class Corpus:
 
     def __len__(self) -> int:
         return len(self.paths) or len(self.generated)
+
+    def site(self, index: int) -> str:
+        """The site of page ``index``: its directory (``<dataset>/<site>``), or a generated page's host."""
+        if self.generated:
+            return self.generated[index][0].split("/")[2]
+        return str(Path(self.paths[index]).parent)
+
+    def site_pages(self, site: str) -> list[int]:
+        """The pages of ``site``, in corpus order."""
+        return [i for i in range(len(self)) if self.site(i) == site]
 
     def page(self, index: int) -> tuple[str | None, bytes]:
         """``(url, bytes)`` of page ``index``."""
@@ -135,6 +161,7 @@ class Case:
     url: str | None
     declared: str | None = None
     steps: list[str] = field(default_factory=list)
+    site: str = ""
 
 
 def _label(rng: random.Random) -> str:
@@ -338,7 +365,7 @@ def make_case(corpus: Corpus, seed: int, index: int) -> Case:
     rng = random.Random(f"{seed}:{index}")
     page = rng.randrange(len(corpus))
     url, data = corpus.page(page)
-    case = Case(data, url, steps=[f"page {page}"])
+    case = Case(data, url, steps=[f"page {page}"], site=corpus.site(page))
     for fn in rng.choices(_FUNCTIONS, _WEIGHTS, k=rng.choice((1, 1, 2, 3))):
         case.steps.append(fn(case, rng))
         if len(case.data) > MAX_MUTATED_BYTES:
@@ -357,26 +384,56 @@ class Outcome:
     seconds: float
     error: str = ""  # for a failure: the exception and where it was raised
     steps: tuple[str, ...] = ()
+    via: str = ""  # what extracted the page: "template" or the fallback, with the reason ("mainblock:low-fit")
 
 
-def run_case(case: Case, index: int, timeout: float | None) -> Outcome:
-    """Parse ``case`` as ``fce detect`` does and extract it with the default fallback, each under ``timeout``."""
+def run_case(case: Case, index: int, timeout: float | None, template: SiteTemplates | None = None) -> Outcome:
+    """Parse ``case`` as ``fce detect`` does, extract it with ``template`` (its site's, or None) and the default
+    fallback, and make its outputs (metadata, markdown, HTML, fingerprint, the JSON record), each step under
+    ``timeout``."""
     blocks = parse_blocks(DEFAULT_FALLBACK) if index % 2 else None  # the block tree made while parsing, or not
     started = time.perf_counter()
     try:
         page = run_limited(timeout, lambda: parse_page(case.data, url=case.url, declared_charset=case.declared,
                                                        source=f"case-{index}", blocks=blocks))
-        extract(page, None, fallback=DEFAULT_FALLBACK, timeout=timeout)
+        result = extract(page, template, fallback=DEFAULT_FALLBACK, timeout=timeout, metadata=True, comments=True)
+        run_limited(timeout, lambda: _outputs(page, result))
     except FceError as exc:
         return Outcome(index, type(exc).__name__, time.perf_counter() - started, steps=tuple(case.steps))
     except Exception as exc:  # noqa: BLE001 -- the undocumented exceptions are what this script counts
         where = traceback.extract_tb(exc.__traceback__)[-1]
         error = f"{type(exc).__name__}: {str(exc)[:300]} ({Path(where.filename).name}:{where.lineno})"
         return Outcome(index, "FAILURE", time.perf_counter() - started, error, tuple(case.steps))
-    return Outcome(index, "ok", time.perf_counter() - started, steps=tuple(case.steps))
+    via = result.method if result.fallback_reason is None else f"{result.method}:{result.fallback_reason}"
+    return Outcome(index, "ok", time.perf_counter() - started, steps=tuple(case.steps), via=via)
+
+
+def _outputs(page: Page, result: Extraction) -> None:
+    """What ``fce detect`` prints of an extraction (with its metadata and comments) in the other formats: the
+    markdown (with links) and the HTML, and the JSON record (the fingerprint in it)."""
+    for output in ("markdown", "html"):
+        structured(page, result, output, links=True)
+    json.dumps(result.to_dict(), ensure_ascii=False)
 
 
 _corpus: Corpus | None = None
+#: The templates learned in this process, by site (None: the site has too few pages, or learning failed).
+_templates: dict[str, SiteTemplates | None] = {}
+
+
+def site_template(corpus: Corpus, site: str) -> SiteTemplates | None:
+    """The template of ``site``, learned on first use from up to :data:`LEARN_PAGES` of its unmutated pages."""
+    if site not in _templates:
+        indices = corpus.site_pages(site)[:LEARN_PAGES]
+        template = None
+        if len(indices) >= LEARN_MIN_PAGES:
+            try:
+                pages = [parse_page(data, url=url) for url, data in map(corpus.page, indices)]
+                template = learn_site(pages, Path(site).name)
+            except FceError:  # too few distinct pages, a page that does not parse: the site goes without one
+                template = None
+        _templates[site] = template
+    return _templates[site]
 
 
 def _init_worker(corpus: Corpus) -> None:
@@ -390,7 +447,7 @@ def _run_chunk(job: tuple[int, int, int, float | None, str | None]) -> list[Outc
     out = []
     for index in range(start, stop):
         case = make_case(_corpus, seed, index)
-        outcome = run_case(case, index, timeout)
+        outcome = run_case(case, index, timeout, site_template(_corpus, case.site))
         if outcome.kind == "FAILURE" and save:
             _save(Path(save), index, case, outcome)
         out.append(outcome)
@@ -427,6 +484,8 @@ def report(outcomes: list[Outcome], *, seconds: float, workers: int, seed: int, 
     print(f"cases:     {len(outcomes)} in {seconds:.0f} s ({len(outcomes) / max(seconds, 1e-9):.0f} cases/s, "
           f"{workers} worker(s)), seed {seed}")
     print("outcomes:  " + " · ".join(f"{kind} {count}" for kind, count in kinds.most_common() if kind != "FAILURE"))
+    via = Counter(o.via for o in outcomes if o.kind == "ok")
+    print("extracted: " + " · ".join(f"{name} {count}" for name, count in via.most_common()))
     by_error = Counter(o.error.split(" (", 1)[0][:80] for o in failures)
     print(f"undocumented exceptions: {len(failures)}" + ("" if not failures else " — " + "; ".join(
         f"{count}× {error}" for error, count in by_error.most_common(5))))
@@ -478,7 +537,10 @@ def main(argv: list[str] | None = None) -> int:
         try:  # (anything else raises, with its traceback: what this option is for)
             page = parse_page(case.data, url=case.url, declared_charset=case.declared, source=f"case-{args.case}",
                               blocks=parse_blocks(DEFAULT_FALLBACK) if args.case % 2 else None)
-            print(extract(page, None, fallback=DEFAULT_FALLBACK, timeout=timeout).text[:500])
+            result = extract(page, site_template(corpus, case.site), fallback=DEFAULT_FALLBACK, timeout=timeout,
+                             metadata=True, comments=True)
+            _outputs(page, result)
+            print(f"{result.method} {result.fallback_reason or ''}\n{result.text[:500]}")
         except FceError as exc:
             print(f"documented: {type(exc).__name__}: {exc}")
         return 0
