@@ -184,7 +184,7 @@ def _put_title(tree: BlockTree, i: int, selected: list[ExtractedBlock], covered:
         return False  # already in, or holding a selected block
     mine: list[int] = []
     text = tree.render(i, None, mine)
-    if not text:
+    if not text or any(b.text == text or b.text.startswith(text + "\n") for b in selected):
         return False
     at = sum(ends[b.index] <= i for b in selected)
     selected.insert(at, ExtractedBlock(paths[i], text, i))

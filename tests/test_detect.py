@@ -114,6 +114,20 @@ def test_a_headline_the_mask_took_out_of_the_chosen_container_is_put_in_front():
     assert sum(b.text.count("Harbour plan passes") for b in match.blocks) == 1 and not match.title
 
 
+def test_a_headline_path_that_repeats_the_headline_of_the_selection_is_not_put_again():
+    """freshome.com's share box repeats each post's headline in an ``h3`` before the post, on every page: learned as
+    the headline's path, it put the headline a second time in front of the post's own ``h1``."""
+    from dataclasses import replace
+
+    page = parse_page(GUIDED_PAGE.replace(b'<div class="story">', b'<div class="share"><h3>Harbour plan passes</h3>'
+                                          b'</div><div class="story"><h1>Harbour plan passes</h1>'))
+    paths = ["HTML.BODY.DIV.P", "HTML.BODY.DIV.H1"]
+    tpl = replace(template(paths, known=[*paths, "HTML.BODY.DIV.H3"]), title_path="HTML.BODY.DIV.H3")
+    match = Detector(tpl, mode="guided").match(page)
+    text = "\n".join(b.text for b in match.blocks)
+    assert text.count("Harbour plan passes") == 1 and "council met" in text and not match.title
+
+
 def test_guided_mode_leaves_out_a_noise_blocks_text_on_a_content_path():
     promo = "Like us on Facebook to follow the harbour news."
     head, tail = GUIDED_PAGE.rsplit(b"</p></div>", 1)  # the story's end
