@@ -340,11 +340,14 @@ class Detector:
         return TemplateMatch(tuple(selected), fit, len(selected), 0, frozenset(covered), title,
                              disjoint_subtrees(tree, rendered))
 
-    def match_on_paths(self, tree: BlockTree, fit: float) -> TemplateMatch:
+    def match_on_paths(self, tree: BlockTree, fit: float, *, inside: frozenset[int]) -> TemplateMatch | None:
         """The blocks on the template's content paths that are not its noise (the paper's detection), with guided
-        mode's headline and lead: what :func:`fce.pipeline.extract` takes where guided detection kept nothing and
-        the fallback's extraction holds all of these blocks among more (:data:`fce.kinds.CheckRule.NARROWED`)."""
+        mode's headline and lead, where there are some and the blocks ``inside`` hold them all (else None): what
+        :func:`fce.pipeline.extract` takes where guided detection kept nothing and the fallback's extraction
+        (``inside``) holds these blocks among more (:data:`fce.kinds.CheckRule.NARROWED`)."""
         found = self._match_paths(tree, fit)
+        if not found.blocks or not found.covered <= inside:
+            return None
         selected = list(found.blocks)
         covered = list(found.covered)
         title = self._put_headline(tree, selected, covered, [])

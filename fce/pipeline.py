@@ -292,12 +292,7 @@ def narrowed(detector: Detector, tree: BlockTree, fit: float, fallback: Extracti
     0.16 → 0.97 and 0.22 → 1.0); news.sina.com.hk's four pages whose text sits off the template's paths stay the
     fallback's (taking the template's there: 0.36–0.91 → 0.03–0.13); the other sets unchanged."""
     kept = fallback.info.get("covered")
-    if not kept:
-        return None
-    found = detector.match_on_paths(tree, fit)
-    if not found.blocks or not found.covered <= frozenset(kept):
-        return None
-    return found
+    return detector.match_on_paths(tree, fit, inside=frozenset(kept)) if kept else None
 
 
 def learn_template(pages: Sequence[Page], site: str, *, timeout: float | None = None, **params: object) -> Template:
