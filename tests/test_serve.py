@@ -63,8 +63,10 @@ PAGE_TIMEOUT = 0.5
 SHARED_PAGE_TIMEOUT = 20.0
 TOKEN = "s3cret-test-token-0123456789"  # what the module's servers are given
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
-#: The longest /healthz may take under any load (the target of the server's work pools).
-HEALTHZ_LIMIT = 1.0
+#: The longest /healthz may take under any load (the target of the server's work pools is well under it: eight
+#: 30 MB pages at once, the worst answer took 0.38–0.76 s in runs of the test alone on 2 cores, and 1.07 s once in
+#: a fresh-clone run of the whole suite, whose other processes share the cores; a blocked event loop takes seconds).
+HEALTHZ_LIMIT = 1.5
 #: Slack for a deadline enforced by the server, on a shared 2-core machine.
 DEADLINE_SLACK = 5.0
 
