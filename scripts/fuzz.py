@@ -7,11 +7,11 @@ encodings (UTF-16 and UTF-32 with and without a BOM, a BOM that lies, a page of 
 NUL bytes, control characters, huge attributes, many attributes, deep nesting, unclosed comments and scripts,
 binary signatures, random bytes — then parses the result as ``fce detect`` does (with the block tree made while
 parsing, or the lxml tree, alternately) and extracts it with its site's template (learned once per worker from
-up to :data:`LEARN_PAGES` unmutated pages of the site, where it has at least :data:`LEARN_MIN_PAGES`; the other
-cases of such a site, and the sites with fewer pages, without one) and the default fallback method, under the
-per-page time limit; then makes what ``fce detect --format json``, ``markdown`` and ``html`` print of it (the
-metadata, the structure, the fingerprint, the record). Anything raised that is not an
-:class:`fce.errors.FceError` is an *undocumented exception*: a failure.
+up to :data:`LEARN_PAGES` unmutated pages of the site, where it has at least :data:`LEARN_MIN_PAGES`; a site with
+fewer, or whose learning fails, goes without one) and the default fallback method, under the per-page time limit;
+then makes what ``fce detect --format json``, ``markdown`` and ``html`` print of it (the metadata, the structure,
+the fingerprint, the record). Anything raised that is not an :class:`fce.errors.FceError` is an *undocumented
+exception*: a failure.
 
     python scripts/fuzz.py                         # 100,000 cases, one worker per CPU
     python scripts/fuzz.py --cases 5000 --seed 7   # a shorter run; the same seed gives the same cases
@@ -38,6 +38,7 @@ import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -120,7 +121,15 @@ class Corpus:
 
     def site_pages(self, site: str) -> list[int]:
         """The pages of ``site``, in corpus order."""
-        return [i for i in range(len(self)) if self.site(i) == site]
+        return self._by_site.get(site, [])
+
+    @cached_property
+    def _by_site(self) -> dict[str, list[int]]:
+        """Every site's pages, found in one pass (a worker learns a template for each site it meets)."""
+        found: dict[str, list[int]] = {}
+        for i in range(len(self)):
+            found.setdefault(self.site(i), []).append(i)
+        return found
 
     def page(self, index: int) -> tuple[str | None, bytes]:
         """``(url, bytes)`` of page ``index``."""
@@ -391,13 +400,9 @@ def run_case(case: Case, index: int, timeout: float | None, template: SiteTempla
     """Parse ``case`` as ``fce detect`` does, extract it with ``template`` (its site's, or None) and the default
     fallback, and make its outputs (metadata, markdown, HTML, fingerprint, the JSON record), each step under
     ``timeout``."""
-    blocks = parse_blocks(DEFAULT_FALLBACK) if index % 2 else None  # the block tree made while parsing, or not
     started = time.perf_counter()
     try:
-        page = run_limited(timeout, lambda: parse_page(case.data, url=case.url, declared_charset=case.declared,
-                                                       source=f"case-{index}", blocks=blocks))
-        result = extract(page, template, fallback=DEFAULT_FALLBACK, timeout=timeout, metadata=True, comments=True)
-        run_limited(timeout, lambda: _outputs(page, result))
+        result = process(case, index, timeout, template)
     except FceError as exc:
         return Outcome(index, type(exc).__name__, time.perf_counter() - started, steps=tuple(case.steps))
     except Exception as exc:  # noqa: BLE001 -- the undocumented exceptions are what this script counts
@@ -406,6 +411,16 @@ def run_case(case: Case, index: int, timeout: float | None, template: SiteTempla
         return Outcome(index, "FAILURE", time.perf_counter() - started, error, tuple(case.steps))
     via = result.method if result.fallback_reason is None else f"{result.method}:{result.fallback_reason}"
     return Outcome(index, "ok", time.perf_counter() - started, steps=tuple(case.steps), via=via)
+
+
+def process(case: Case, index: int, timeout: float | None, template: SiteTemplates | None) -> Extraction:
+    """What :func:`run_case` does with ``case``, without catching anything: the extraction."""
+    blocks = parse_blocks(DEFAULT_FALLBACK) if index % 2 else None  # the block tree made while parsing, or not
+    page = run_limited(timeout, lambda: parse_page(case.data, url=case.url, declared_charset=case.declared,
+                                                   source=f"case-{index}", blocks=blocks))
+    result = extract(page, template, fallback=DEFAULT_FALLBACK, timeout=timeout, metadata=True, comments=True)
+    run_limited(timeout, lambda: _outputs(page, result))
+    return result
 
 
 def _outputs(page: Page, result: Extraction) -> None:
@@ -535,11 +550,7 @@ def main(argv: list[str] | None = None) -> int:
         case = make_case(corpus, seed, args.case)
         print(" → ".join(case.steps), f"({len(case.data)} bytes, HTTP charset {case.declared!r})")
         try:  # (anything else raises, with its traceback: what this option is for)
-            page = parse_page(case.data, url=case.url, declared_charset=case.declared, source=f"case-{args.case}",
-                              blocks=parse_blocks(DEFAULT_FALLBACK) if args.case % 2 else None)
-            result = extract(page, site_template(corpus, case.site), fallback=DEFAULT_FALLBACK, timeout=timeout,
-                             metadata=True, comments=True)
-            _outputs(page, result)
+            result = process(case, args.case, timeout, site_template(corpus, case.site))
             print(f"{result.method} {result.fallback_reason or ''}\n{result.text[:500]}")
         except FceError as exc:
             print(f"documented: {type(exc).__name__}: {exc}")
