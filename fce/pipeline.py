@@ -265,6 +265,7 @@ def _extract(page: Page, template: Compiled | None, *, site: str | None, fallbac
         if reason is not None:
             check_deadline()  # where no interrupt can be delivered, do not start the fallback past the limit
             result = other if other is not None else method(page)
+            # (a fallback that reads the block tree: its covered blocks are indices of the template's tree)
             inner = (narrowed(detector.detectors[index], tree, choice.fit, result)
                      if reason is FallbackReason.EMPTY and detector.mode == DetectionMode.GUIDED
                      and method.blocks is not None else None)

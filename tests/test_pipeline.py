@@ -15,7 +15,7 @@ from fce.learn import TemplateLearner
 from fce.methods import get_method
 from fce.parse import parse_page
 from fce.pipeline import DEFAULT_FALLBACK, Extractor, extract, learn_template
-from fce.template import Template
+from fce.template import LearnParams, Template
 from templates_store import open_store
 from tests._sites import site_pages
 
@@ -212,12 +212,15 @@ def test_blocks_for_reads_the_template_and_the_fallback():
     assert parse_blocks("mainblock") == parse_blocks(None) == "qualified" and parse_blocks("density") is None
 
 
+#: The learning parameters of the hand-made templates below (qualified paths, as fce learn stores).
+HAND_MADE_PARAMS = LearnParams(0.9, 0.05, 2, 0.0, "recursive", "qualified", 0.3)
+
+
 def test_a_template_that_keeps_a_sliver_of_the_page_is_overruled():
     """A page the template reads wrongly: its selection keeps one short box while the paths it keeps hold ten
     times more text (here a long list whose items are mostly link text, which the scoring passes over). The check
     runs the fallback, the result says why and with which figures, and the store counts it as overruled."""
     from fce.pipeline import CHECK_MIN_SHARE, OutcomeBatch, outcome_of
-    from fce.template import LearnParams, Template
     from templates_store import OVERRULED, MemoryStore
 
     lead = "The council approved the harbor budget after a long debate about the cost of the new ferry. " * 4
@@ -227,7 +230,7 @@ def test_a_template_that_keeps_a_sliver_of_the_page_is_overruled():
     page = parse_page(html.encode())
     paths = {"HTML.BODY.DIV[.a].P": 5, "HTML.BODY.DIV[.b].UL.LI": 5}
     template = Template(site="s.test", content_paths=paths, noise_blocks=(), known_paths=paths, n_pages=5,
-                        params=LearnParams(0.9, 0.05, 2, 0.0, "recursive", "qualified", 0.3), learned_at="",
+                        params=HAND_MADE_PARAMS, learned_at="",
                         noise_paths=frozenset())
     alone = Detector(template).match(page)
     assert 0 < alone.chars < CHECK_MIN_SHARE * sum(len(t) for t in (lead.strip(), items))
@@ -255,15 +258,13 @@ def _one_line_post(sidebar: str) -> bytes:
 
 
 def _post_template() -> Template:
-    from fce.template import LearnParams
-
     content = {"HTML.BODY.DIV[.post].P": 5}
     noise = {"HTML.BODY.UL[.nav].LI", "HTML.BODY.DIV[.side]", "HTML.BODY.DIV[.side].P", "HTML.BODY.DIV[.foot]",
              "HTML.BODY.DIV[.post].H1"}
     known = {**content, **dict.fromkeys(noise, 5), "HTML": 5, "HTML.BODY": 5, "HTML.BODY.UL[.nav]": 5,
              "HTML.BODY.DIV[.post]": 5}
     return Template(site="s.test", content_paths=content, noise_blocks=(), known_paths=known, n_pages=5,
-                    params=LearnParams(0.9, 0.05, 2, 0.0, "recursive", "qualified", 0.3), learned_at="",
+                    params=HAND_MADE_PARAMS, learned_at="",
                     noise_paths=frozenset(noise), title_path="HTML.BODY.DIV[.post].H1")
 
 
