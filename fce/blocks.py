@@ -668,8 +668,17 @@ def segment_element(root: object, path_style: str = DEFAULT_PATH_STYLE) -> Block
     return _segment_python(root, qualified)
 
 
-def _segment_python(root: object, qualified: bool) -> BlockTree:
-    """The segmentation loop in Python: the definition the compiled walk (``fce/_segment.pyx``) reproduces."""
+def block_elements(root: etree._Element) -> list[etree._Element]:
+    """The element of every block of :func:`segment_element` of ``root``, by block index (the root first): the
+    walk that defines the blocks, recording them (``fce show`` outlines each block's element)."""
+    elements: list[etree._Element] = []
+    _segment_python(root, False, elements)
+    return elements
+
+
+def _segment_python(root: object, qualified: bool, elements: list[Any] | None = None) -> BlockTree:
+    """The segmentation loop in Python: the definition the compiled walk (``fce/_segment.pyx``) reproduces.
+    ``elements``: where to record each block's element (:func:`block_elements`)."""
     # Mutable per-block builders, frozen into Block values at the end. This loop runs once per element of every
     # page and is most of the cost of a detection (bench/README.md, "Profile"): it is written for speed — local
     # names, no function call per element but for new blocks, the block to return to at an element's end found
@@ -702,6 +711,8 @@ def _segment_python(root: object, qualified: bool) -> BlockTree:
     walker = etree.iterwalk(root, events=("start", "end"))
     skip_subtree = walker.skip_subtree
     _, top = next(walker)  # the document root is the HTML block opened above
+    if elements is not None:
+        elements.append(top)
     if top.tag.__class__ is not str:  # a comment as the root (not from parse_page): its tail is all there is
         skip_subtree()
         if top.tail:
@@ -742,6 +753,8 @@ def _segment_python(root: object, qualified: bool) -> BlockTree:
                 current = idx
                 if in_pre < 0 and tag == pre_tag:
                     in_pre = idx
+                if elements is not None:
+                    elements.append(el)
             elif tag in skipped:
                 if tag == "script":
                     cur_counts[2] += 1

@@ -669,7 +669,8 @@ def show(
         metavar="NAME", help="Method for a page without a (fitting) template.")] = DEFAULT_FALLBACK,
     png: Annotated[str | None, typer.Option(
         metavar="FILE", show_default=False,
-        help="Also write a PNG screenshot of the overlay, through a headless Chromium (exit 16 if none).")] = None,
+        help="Also write a PNG screenshot of the whole overlay page (1280 px wide, cut at 16,384 px), through a "
+             "headless Chromium (exit 16 if none).")] = None,
     max_bytes: MaxBytesOpt = MAX_PAGE_BYTES,
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
     page_timeout: PageTimeoutOpt = DEFAULT_PAGE_TIMEOUT,

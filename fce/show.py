@@ -24,22 +24,29 @@ the fit score and the extracted text. :func:`render_png` screenshots it through 
 
 from __future__ import annotations
 
+import base64
 import copy
 import html
+import json
+import math
 import os
 import re
+import select
 import shutil
 import subprocess
+import sys
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, NoReturn
 
 from lxml import etree
 from lxml import html as lxml_html
 
-from fce.blocks import BLOCK_TAGS, SKIPPED_TAGS, BlockTree, blocks_of
+from fce.blocks import BlockTree, block_elements, blocks_of
 from fce.content_extractor import block_counts
 from fce.detect import DEFAULT_MODE, MIN_FIT, Detector
 from fce.errors import BrowserError
@@ -55,7 +62,9 @@ __all__ = [
     "BROWSER_CANDIDATES",
     "BROWSER_TIMEOUT",
     "FATES",
-    "PNG_WINDOW",
+    "PNG_FIRST_HEIGHT",
+    "PNG_MAX_HEIGHT",
+    "PNG_WIDTH",
     "Overlay",
     "explain",
     "find_browser",
@@ -80,8 +89,16 @@ BROWSER_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-c
 #: development machine; the page loads nothing from the network, so anything past a minute is a hung browser.
 BROWSER_TIMEOUT = 60.0
 
-#: Window of the PNG (CSS pixels): a common laptop width, tall enough for a news article's first screens.
-PNG_WINDOW = (1280, 2400)
+#: Width of the PNG (CSS pixels): a common laptop width. Its height is the page's own, up to
+#: :data:`PNG_MAX_HEIGHT`.
+PNG_WIDTH = 1280
+#: The tallest PNG taken (CSS pixels). The browser holds a capture as 4 bytes a pixel, and again while encoding it:
+#: 84 MB at 1280 × 16,384, where a page of a hundred thousand list items would ask for gigabytes. A longer page is
+#: cut there; the side panel and the HTML hold all the text.
+PNG_MAX_HEIGHT = 16_384
+#: The window's height while the page loads and is measured (a laptop's): what ``vh`` units and ``min-height:
+#: 100vh`` are read against.
+PNG_FIRST_HEIGHT = 800
 
 #: Elements removed from the page with their content: scripts, frames and plugins (they run code or load
 #: documents), and the elements that load or point the page at other resources.
@@ -206,43 +223,25 @@ def _mark_noise(tree: BlockTree, detector: Detector, fates: list[str]) -> None:
 # --- HTML ---------------------------------------------------------------------------------------------------
 
 
-def _block_elements(root: etree._Element) -> list[etree._Element]:
-    """The element of every block of the tree rooted at ``root``, indexed like :func:`fce.blocks.blocks_of`: the
-    root, then every element with a block tag in document order, skipping what segmentation skips (the subtrees
-    of :data:`fce.blocks.SKIPPED_TAGS`, comments and processing instructions)."""
-    out = [root]
-    walker = etree.iterwalk(root, events=("start",))
-    first = True
-    for _, el in walker:
-        if first:
-            first = False
-            continue
-        tag = el.tag
-        if not isinstance(tag, str) or tag in SKIPPED_TAGS:
-            walker.skip_subtree()
-            continue
-        if tag in BLOCK_TAGS:
-            out.append(el)
-    return out
-
-
 def render_html(page: Page, overlay: Overlay, *, title: str | None = None) -> str:
     """The self-contained overlay page (see the module docstring). ``page`` is not modified."""
     root = copy.deepcopy(page.root)
-    elements = _block_elements(root)
+    elements = block_elements(root)
     blocks = overlay.tree.blocks
     if len(elements) != len(blocks) or any(el.tag != b.tag for el, b in zip(elements, blocks, strict=True)):
-        # both walks follow fce.blocks' rules; a mismatch is a bug in this module, not bad input
+        # (the page's blocks, made by the compiled walk or from the parser's events, and the walk that defines
+        # them, over the tree: a mismatch is a bug, not bad input)
         raise RuntimeError(f"block/element mismatch: {len(blocks)} blocks, {len(elements)} block elements")
     for el, block, fate in zip(elements, blocks, overlay.fates, strict=True):
         el.set("data-fce-index", str(block.index))
         if not block.text:
             continue
-        classes = el.get("class")
+        classes = _NOT_XML_TEXT.sub("", el.get("class") or "")
         el.set("class", f"{classes} fce-b fce-{fate}" if classes else f"fce-b fce-{fate}")
+        path = _NOT_XML_TEXT.sub("", block.path)  # (its names are the page's attribute values, as parsed)
         el.set("data-fce-fate", fate)
-        el.set("data-fce-path", block.path)
-        el.set("title", f"{block.path}\n[{fate}]")
+        el.set("data-fce-path", path)
+        el.set("title", f"{path}\n[{fate}]")
     _neutralise(root)
     head = root.find("head")
     if head is None:
@@ -274,19 +273,48 @@ def _neutralise(root: etree._Element) -> None:
                 and el is not root and el.getparent() is not None:
             _drop(el)
             continue
-        for name in list(el.attrib):
-            lower = name.lower()
-            value = el.get(name) or ""
-            if lower.startswith("on") or lower == "srcdoc":
-                del el.attrib[name]
-            elif lower in URL_ATTRIBUTES and not value.strip().lower().startswith("data:image/"):
-                del el.attrib[name]
-                if lower == "href":
-                    el.set("data-fce-href", value)
-            elif lower == "style" and _CSS_URL.search(value):
-                el.set(name, _CSS_URL.sub("invalid(", value))
+        if el.attrib:
+            _neutralise_attributes(el)
         if el.tag == "style" and el.text and _CSS_URL.search(el.text):
-            el.text = _CSS_URL.sub("invalid(", el.text)
+            el.text = _NOT_XML_TEXT.sub("", _CSS_URL.sub("invalid(", el.text))
+
+
+def _neutralise_attributes(el: etree._Element) -> None:
+    """Remove ``el``'s event handlers and URLs (``href`` kept as ``data-fce-href``), defuse CSS ``url()`` in its
+    style, and drop the attributes whose names lxml cannot address (the parser keeps ``{`` or ``a{b`` as names;
+    they name nothing a browser reads)."""
+    kept: list[tuple[str, str]] = []
+    changed = False
+    for name, value in el.attrib.items():
+        lower = name.lower()
+        if lower.startswith("on") or lower == "srcdoc" or not _addressable(el, name):
+            changed = True
+        elif lower in URL_ATTRIBUTES and not value.strip().lower().startswith("data:image/"):
+            changed = True
+            if lower == "href":
+                kept.append(("data-fce-href", value))
+        elif lower == "style" and _CSS_URL.search(value):
+            changed = True
+            kept.append((name, _CSS_URL.sub("invalid(", value)))
+        else:
+            kept.append((name, value))
+    if changed:
+        el.attrib.clear()
+        for name, value in kept:
+            el.set(name, _NOT_XML_TEXT.sub("", value))
+
+
+def _addressable(el: etree._Element, name: str) -> bool:
+    try:
+        el.get(name)
+    except ValueError:
+        return False
+    return True
+
+
+#: What lxml refuses in a text it is given (XML 1.0 has no C0 control characters but tab and line breaks), though
+#: the HTML parser puts such characters in the tree it builds.
+_NOT_XML_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
 def _drop(el: etree._Element) -> None:
@@ -295,9 +323,9 @@ def _drop(el: etree._Element) -> None:
     if el.tail:
         previous = el.getprevious()
         if previous is not None:
-            previous.tail = (previous.tail or "") + el.tail
+            previous.tail = _NOT_XML_TEXT.sub("", (previous.tail or "") + el.tail)
         else:
-            parent.text = (parent.text or "") + el.tail
+            parent.text = _NOT_XML_TEXT.sub("", (parent.text or "") + el.tail)
     parent.remove(el)
 
 
@@ -368,10 +396,12 @@ def browser_args(browser: str) -> list[str]:
     return args
 
 
-def render_png(html_text: str, out: str | Path, *, browser: str | None = None,
-               window: Sequence[int] = PNG_WINDOW, timeout: float = BROWSER_TIMEOUT) -> Path:
-    """Screenshot ``html_text`` (from :func:`render_html`) to ``out`` with a headless Chromium. Raises
-    :class:`~fce.errors.BrowserError` when no browser is installed or it fails."""
+def render_png(html_text: str, out: str | Path, *, browser: str | None = None, width: int = PNG_WIDTH,
+               max_height: int = PNG_MAX_HEIGHT, timeout: float = BROWSER_TIMEOUT) -> Path:
+    """Screenshot ``html_text`` (from :func:`render_html`) to ``out`` with a headless Chromium: the whole page,
+    ``width`` CSS pixels wide and as tall as the page (at most ``max_height``). Raises
+    :class:`~fce.errors.BrowserError` when no browser is installed, or it fails or takes longer than ``timeout``
+    seconds."""
     exe = browser or find_browser()
     if exe is None:
         raise BrowserError("no headless browser found (install chromium, or set FCE_BROWSER)", source=str(out))
@@ -380,14 +410,142 @@ def render_png(html_text: str, out: str | Path, *, browser: str | None = None,
         page = Path(tmp) / "overlay.html"
         page.write_text(html_text, encoding="utf-8")
         args = [*browser_args(exe), f"--user-data-dir={tmp}/profile", "--hide-scrollbars",
-                f"--window-size={window[0]},{window[1]}", f"--screenshot={target}", page.as_uri()]
-        try:
-            done = subprocess.run(args, capture_output=True, timeout=timeout, check=False)
-        except subprocess.TimeoutExpired:
-            raise BrowserError(f"{exe} took more than {timeout:g} s", source=str(out)) from None
-        except OSError as exc:
-            raise BrowserError(f"cannot run {exe} ({exc.strerror or exc})", source=str(out)) from None
-    if done.returncode != 0 or not target.is_file() or target.stat().st_size == 0:
-        tail = " ".join(done.stderr.decode("utf-8", "replace").split()[-20:])
-        raise BrowserError(f"{exe} exited {done.returncode} without a screenshot: {tail}", source=str(out))
+                "--remote-debugging-pipe"]
+        with _DevTools(args, timeout, source=str(out)) as devtools:
+            png = devtools.screenshot(page.as_uri(), width, max_height)
+    try:
+        target.write_bytes(png)
+    except OSError as exc:
+        raise BrowserError(f"cannot write the screenshot ({exc.strerror or exc})", source=str(out)) from None
     return target
+
+
+#: Run in a Python of its own between the caller and the browser: puts the two pipe ends it is given on fds 3 and
+#: 4, where ``--remote-debugging-pipe`` reads and writes, and executes the browser. (``preexec_fn`` would do it in
+#: the forked child, which is unsafe in a program with threads; a POSIX shell cannot name fds above 9.)
+_ON_FDS_3_AND_4 = ("import os, sys; r, w = int(sys.argv[1]), int(sys.argv[2]); os.dup2(r, 3); os.dup2(w, 4); "
+                   "os.close(r); os.close(w); os.execvp(sys.argv[3], sys.argv[3:])")
+#: Lowest fd number for the pipe ends handed to the browser: never 3 or 4 themselves.
+_HIGH_FD = 10
+
+
+class _DevTools:
+    """A headless Chromium driven through the DevTools protocol over ``--remote-debugging-pipe``: JSON messages,
+    each ended by a NUL byte, written to the browser's fd 3 and read from its fd 4. Every read waits at most until
+    the deadline (``timeout`` seconds from the start); the browser is closed, or killed, on leaving."""
+
+    def __init__(self, args: Sequence[str], timeout: float, *, source: str) -> None:
+        self.exe, self.source, self.timeout = args[0], source, timeout
+        self.deadline = time.monotonic() + timeout
+        import fcntl  # (POSIX: the pipe is how Chromium is driven there)
+
+        to_browser, self.writer = os.pipe()
+        self.reader, from_browser = os.pipe()
+        theirs = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, _HIGH_FD) for fd in (to_browser, from_browser)]
+        for fd in (to_browser, from_browser):
+            os.close(fd)
+        self.stderr = tempfile.TemporaryFile()
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", _ON_FDS_3_AND_4, *map(str, theirs), *args], pass_fds=theirs,
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.stderr)
+        except OSError as exc:
+            self._close_fds()
+            raise BrowserError(f"cannot run {self.exe} ({exc.strerror or exc})", source=source) from None
+        finally:
+            for fd in theirs:
+                os.close(fd)
+        self.buffer = b""
+        self.last_id = 0
+
+    def __enter__(self) -> _DevTools:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process.poll() is None:
+            try:
+                self._send("Browser.close", {}, None)
+                self.process.wait(timeout=max(0.1, min(5.0, self.deadline - time.monotonic())))
+            except (OSError, subprocess.TimeoutExpired):
+                self.process.kill()
+                self.process.wait()
+        self._close_fds()
+
+    def _close_fds(self) -> None:
+        for fd in (self.writer, self.reader):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.stderr.close()
+
+    def screenshot(self, url: str, width: int, max_height: int) -> bytes:
+        """The PNG of ``url``, loaded in a new tab ``width`` CSS pixels wide, as tall as its content (at most
+        ``max_height``)."""
+        tab = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = self.call("Target.attachToTarget", {"targetId": tab, "flatten": True})["sessionId"]
+        self.call("Page.enable", {}, session)
+        metrics = {"width": width, "height": min(PNG_FIRST_HEIGHT, max_height), "deviceScaleFactor": 1,
+                   "mobile": False}
+        self.call("Emulation.setDeviceMetricsOverride", metrics, session)
+        self.call("Page.navigate", {"url": url}, session)
+        self.event("Page.loadEventFired", session)
+        content = self.call("Page.getLayoutMetrics", {}, session)["cssContentSize"]
+        metrics["height"] = max(1, min(max_height, math.ceil(content["height"])))
+        self.call("Emulation.setDeviceMetricsOverride", metrics, session)
+        shot = self.call("Page.captureScreenshot", {"format": "png"}, session)
+        return base64.b64decode(shot["data"])
+
+    def call(self, method: str, params: dict[str, Any], session: str | None = None) -> dict[str, Any]:
+        """Send one command and read up to its answer (events on the way are dropped); its result."""
+        ident = self._send(method, params, session)
+        while True:
+            message = self._receive()
+            if message.get("id") == ident:
+                if "error" in message:
+                    raise BrowserError(f"{self.exe}: {method} failed: {message['error'].get('message')}",
+                                       source=self.source)
+                return message.get("result", {})
+
+    def event(self, name: str, session: str) -> dict[str, Any]:
+        """Read up to the event ``name`` of ``session``."""
+        while True:
+            message = self._receive()
+            if message.get("method") == name and message.get("sessionId") == session:
+                return message
+
+    def _send(self, method: str, params: dict[str, Any], session: str | None) -> int:
+        self.last_id += 1
+        message: dict[str, Any] = {"id": self.last_id, "method": method, "params": params}
+        if session is not None:
+            message["sessionId"] = session
+        data = json.dumps(message).encode() + b"\0"
+        try:
+            while data:
+                data = data[os.write(self.writer, data):]
+        except OSError:  # (the browser is gone: its pipe's reading end is closed)
+            self._failed()
+        return self.last_id
+
+    def _receive(self) -> dict[str, Any]:
+        while b"\0" not in self.buffer:
+            left = self.deadline - time.monotonic()
+            if left <= 0 or not select.select([self.reader], [], [], left)[0]:
+                self.process.kill()
+                raise BrowserError(f"{self.exe} took more than {self.timeout:g} s", source=self.source)
+            chunk = os.read(self.reader, 1 << 16)
+            if not chunk:
+                self._failed()
+            self.buffer += chunk
+        message, _, self.buffer = self.buffer.partition(b"\0")
+        return json.loads(message)  # type: ignore[no-any-return]
+
+    def _failed(self) -> NoReturn:
+        """The browser closed its pipe: it exited (or is exiting) without a screenshot."""
+        try:
+            code: int | None = self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            code = None
+        self.stderr.seek(0)
+        tail = " ".join(self.stderr.read().decode("utf-8", "replace").split()[-20:])
+        raise BrowserError(f"{self.exe} exited {code} without a screenshot: {tail}", source=self.source)

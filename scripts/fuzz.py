@@ -10,8 +10,8 @@ parsing, or the lxml tree, alternately) and extracts it with its site's template
 up to :data:`LEARN_PAGES` unmutated pages of the site, where it has at least :data:`LEARN_MIN_PAGES`; a site with
 fewer, or whose learning fails, goes without one) and the default fallback method, under the per-page time limit;
 then makes what ``fce detect --format json``, ``markdown`` and ``html`` print of it (the metadata, the structure,
-the fingerprint, the record). Anything raised that is not an :class:`fce.errors.FceError` is an *undocumented
-exception*: a failure.
+the fingerprint, the record), and on every :data:`SHOW_EVERY`-th case the page ``fce show`` writes. Anything
+raised that is not an :class:`fce.errors.FceError` is an *undocumented exception*: a failure.
 
     python scripts/fuzz.py                         # 100,000 cases, one worker per CPU
     python scripts/fuzz.py --cases 5000 --seed 7   # a shorter run; the same seed gives the same cases
@@ -56,6 +56,7 @@ from fce.pipeline import (  # noqa: E402
     parse_blocks,
     structured,
 )
+from fce.show import explain, render_html  # noqa: E402
 from fce.template import SiteTemplates  # noqa: E402
 
 #: Where the evaluation pages are, beside the checkout (``<dataset>/<site>/<id>.html`` with ``<id>.json``).
@@ -77,6 +78,9 @@ TESTS = "tests/test_robustness_properties.py"
 LEARN_PAGES = 30
 #: …where it has at least this many (fewer distinct pages are a LearnError).
 LEARN_MIN_PAGES = 5
+#: Every this many cases also make the page ``fce show`` writes (a second extraction and a copy of the page's
+#: tree: a case takes about twice as long).
+SHOW_EVERY = 4
 
 #: Charset labels a hostile or broken page or server sends: Python codecs that are not text encodings of web
 #: pages, ones that raise on decoding, encodings no browser has, labels of the WHATWG Encoding Standard spelled
@@ -420,6 +424,8 @@ def process(case: Case, index: int, timeout: float | None, template: SiteTemplat
                                                    source=f"case-{index}", blocks=blocks))
     result = extract(page, template, fallback=DEFAULT_FALLBACK, timeout=timeout, metadata=True, comments=True)
     run_limited(timeout, lambda: _outputs(page, result))
+    if index % SHOW_EVERY == 0:
+        run_limited(timeout, lambda: render_html(page, explain(page, template, timeout=timeout)))
     return result
 
 

@@ -1026,3 +1026,42 @@ def test_the_events_keep_the_json_ld_scripts():
     assert blocks_of(tree_parsed(html), "qualified").linked_data is None  # the tree walk: not seen
     many = b"<html><body><p>x</p>" + b"<script type='application/ld+json'>{}</script>" * 30 + b"</body></html>"
     assert len(blocks_of(parse_page(many, blocks="paper"), "paper").linked_data) == 24
+
+
+# --- block_elements: the element of every block -------------------------------------------------------------
+
+
+def _element_tags(page):
+    from fce.blocks import block_elements
+
+    return [el.tag for el in block_elements(page.root)]
+
+
+@pytest.mark.parametrize("layout", ["div", "table"])
+def test_block_elements_follow_segmentation(layout):
+    from tests._sites import site_pages
+
+    for _, page in site_pages("map.test", n=6, layout=layout):
+        assert _element_tags(page) == [b.tag for b in blocks_of(page).blocks]
+
+
+def test_block_elements_skip_what_segmentation_skips():
+    html = ("<html><body><!-- c --><div>a<svg><div>in svg</div></svg><template><p>t</p></template>"
+            "<noscript><p>n</p></noscript><table><tr><td>x</td></tr></table><?pi x?><span>s</span>"
+            "<div hidden><p>h</p></div><div style='display:none'><p>d</p></div><ul aria-hidden=true><li>m</li></ul>"
+            "<a href='#main' class='skip-link'><span>Skip</span></a><p>shown</p></div></body></html>")
+    page = parse_page(html)
+    assert _element_tags(page) == [b.tag for b in blocks_of(page).blocks] == ["html", "body", "div", "table",
+                                                                              "tr", "td", "span", "p"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(body=_markup())
+def test_block_elements_are_the_blocks_of_any_markup(body):
+    from lxml import etree
+
+    from fce.blocks import block_elements, segment_element
+
+    # (parsed as the compiled walk's test does: parse_page refuses some of these pages as binary)
+    root = etree.fromstring(f"<html><body>{body}</body></html>".encode(), etree.HTMLParser(default_doctype=False))
+    assert [el.tag for el in block_elements(root)] == [b.tag for b in segment_element(root).blocks]

@@ -14,12 +14,11 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from fce.blocks import blocks_of
 from fce.detect import Detector
 from fce.errors import BrowserError
 from fce.parse import parse_page
 from fce.pipeline import learn_template
-from fce.show import FATES, _block_elements, explain, find_browser, render_html, render_png
+from fce.show import FATES, PNG_FIRST_HEIGHT, PNG_WIDTH, explain, find_browser, render_html, render_png
 from fce.sites import normalize_site
 from fce.template import LearnParams, NoiseBlock, Template
 from tests._sites import site_pages
@@ -116,26 +115,37 @@ def test_noise_by_similarity():
     assert overlay.extraction.text == article + "\nOther words here."
 
 
-# --- blocks ↔ elements --------------------------------------------------------------------------------------
+# --- the overlay HTML ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("layout", ["div", "table"])
-def test_block_elements_follow_segmentation(layout):
-    for _, page in site_pages("map.test", n=6, layout=layout):
-        tree = blocks_of(page)
-        elements = _block_elements(page.root)
-        assert [el.tag for el in elements] == [b.tag for b in tree.blocks]
-
-
-def test_block_elements_skip_what_segmentation_skips():
-    html = ("<html><body><!-- c --><div>a<svg><div>in svg</div></svg><template><p>t</p></template>"
-            "<noscript><p>n</p></noscript><table><tr><td>x</td></tr></table><?pi x?><span>s</span></div>"
+def test_overlay_of_a_page_with_hidden_parts():
+    # (the blocks segmentation leaves out — hidden, skip links — are not outlined, and the others are their own)
+    html = ("<html><body><a class='skip-link' href='#main'><span>Skip to content</span></a>"
+            "<div hidden><p>Collapsed comments</p></div><div style='display: none'><p>A mobile menu</p></div>"
+            "<div id='main'><p>The council approved the new harbor budget on Monday after a long debate.</p>"
+            "<ul aria-hidden='true'><li>Decorative</li></ul><p>Officials said work starts in May.</p></div>"
             "</body></html>")
     page = parse_page(html)
-    assert [el.tag for el in _block_elements(page.root)] == [b.tag for b in blocks_of(page).blocks]
+    root = etree.fromstring(render_html(page, explain(page, None)), etree.HTMLParser())
+    outlined = {el.text: el.get("data-fce-fate") for el in root.iter("p", "li", "span") if el.get("data-fce-fate")}
+    assert outlined == {"The council approved the new harbor budget on Monday after a long debate.": "fallback",
+                        "Officials said work starts in May.": "fallback"}
 
 
-# --- the overlay HTML ---------------------------------------------------------------------------------------
+def test_overlay_of_markup_lxml_cannot_write_back():
+    # attribute names lxml cannot address (reuters.com: <meta {="…">), control characters in the text after a
+    # removed element (seattlepi.com), in a style sheet and in a class name
+    html = ("<html><head><meta { content='x' name='a'><style>p{background:url(x.png)}\x0b</style></head><body>"
+            "<div class='story\x01' a{b='1' onclick{='alert(1)'><script>x()</script>Before\x0c after"
+            "<p style='color:red' on{load='x()'>The council approved the new harbor budget on Monday.</p>"
+            "<iframe src='x'></iframe>\x01tail</div></body></html>")
+    page = parse_page(html)
+    out = render_html(page, explain(page, None))
+    root = etree.fromstring(out, etree.HTMLParser())
+    assert not root.xpath("//script | //iframe") and "alert" not in out and "url(" not in out
+    assert "Before" in out and "tail" in out and "The council approved" in out
+    div = root.find(".//div[@data-fce-path]")
+    assert div is not None and "\x01" not in div.get("data-fce-path")
 
 
 def _hostile_page():
@@ -234,12 +244,23 @@ def test_overlay_in_chromium(driver, template, tmp_path):
     assert panel.is_displayed() and "template" in driver.find_element("id", "fce-method").text
 
 
+def _png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
 def test_png(template, new_page, tmp_path):
     _browser_or_fail()
-    out = render_png(render_html(new_page, explain(new_page, template)), tmp_path / "o.png", window=(800, 600))
-    data = out.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    assert int.from_bytes(data[16:20], "big") == 800 and int.from_bytes(data[20:24], "big") == 600
+    out = render_png(render_html(new_page, explain(new_page, template)), tmp_path / "o.png", width=800)
+    width, height = _png_size(out.read_bytes())
+    assert width == 800 and height >= PNG_FIRST_HEIGHT
+
+
+def test_png_is_the_whole_page_up_to_the_limit(tmp_path):
+    _browser_or_fail()
+    page = "<html><body style='margin:0'>" + "<div style='height:100px'>x</div>" * 30 + "</body></html>"
+    assert _png_size(render_png(page, tmp_path / "a.png", width=640).read_bytes()) == (640, 3000)
+    assert _png_size(render_png(page, tmp_path / "b.png", width=640, max_height=1200).read_bytes()) == (640, 1200)
 
 
 def test_png_without_browser(new_page, tmp_path, monkeypatch):
@@ -247,8 +268,17 @@ def test_png_without_browser(new_page, tmp_path, monkeypatch):
     assert find_browser() is None
     with pytest.raises(BrowserError, match="no headless browser"):
         render_png("<p>x</p>", tmp_path / "o.png")
-    with pytest.raises(BrowserError, match="exited"):
+    with pytest.raises(BrowserError, match="exited 1 without a screenshot"):
         render_png("<p>x</p>", tmp_path / "o.png", browser="/bin/false")
+    assert not (tmp_path / "o.png").exists()
+
+
+def test_png_of_a_browser_that_hangs(tmp_path):
+    hangs = tmp_path / "hangs"
+    hangs.write_text("#!/bin/sh\nexec sleep 60\n")
+    hangs.chmod(0o755)
+    with pytest.raises(BrowserError, match="took more than 1 s"):
+        render_png("<p>x</p>", tmp_path / "o.png", browser=str(hangs), timeout=1.0)
 
 
 # --- the command --------------------------------------------------------------------------------------------
@@ -285,6 +315,16 @@ def test_command(tmp_path, template):
                      str(tmp_path / "y.png"), env={"FCE_BROWSER": "no-such-browser-fce"})
     assert nobrowser.exit_code == BrowserError.exit_code == 16
     assert nobrowser.stderr.count("\n") == 1 and "no headless browser" in nobrowser.stderr
+
+
+def test_command_png(tmp_path):
+    _browser_or_fail()
+    png = tmp_path / "o.png"
+    done = _fce("--store", "memory://", "show", str(NEW_PAGE), "-o", str(tmp_path / "o.html"), "--png", str(png))
+    assert done.exit_code == 0, done.stderr
+    assert done.stdout.rstrip().endswith(f"; {png}")
+    width, height = _png_size(png.read_bytes())
+    assert width == PNG_WIDTH and height >= PNG_FIRST_HEIGHT
 
 
 def test_detector_is_accepted(template, new_page):
