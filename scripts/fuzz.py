@@ -78,9 +78,9 @@ TESTS = "tests/test_robustness_properties.py"
 LEARN_PAGES = 30
 #: …where it has at least this many (fewer distinct pages are a LearnError).
 LEARN_MIN_PAGES = 5
-#: Every this many cases also make the page ``fce show`` writes (a second extraction and a copy of the page's
-#: tree: a case takes about twice as long).
-SHOW_EVERY = 4
+#: Every this many cases also make the page ``fce show`` writes (a second extraction, a copy of the page's tree
+#: walked in Python and written out: about 10 ms a page, three times an extraction).
+SHOW_EVERY = 10
 
 #: Charset labels a hostile or broken page or server sends: Python codecs that are not text encodings of web
 #: pages, ones that raise on decoding, encodings no browser has, labels of the WHATWG Encoding Standard spelled

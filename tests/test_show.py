@@ -137,7 +137,8 @@ def test_overlay_of_markup_lxml_cannot_write_back():
     # removed element (seattlepi.com), in a style sheet and in a class name
     html = ("<html><head><meta { content='x' name='a'><style>p{background:url(x.png)}\x0b</style></head><body>"
             "<div class='story\x01' a{b='1' onclick{='alert(1)'><script>x()</script>Before\x0c after"
-            "<p style='color:red' on{load='x()'>The council approved the new harbor budget on Monday.</p>"
+            "<p style='color:red' on{load='x()' a\x02b='1' onmouseover='y()'>"
+            "The council approved the new harbor budget on Monday.</p>"
             "<iframe src='x'></iframe>\x01tail</div></body></html>")
     page = parse_page(html)
     out = render_html(page, explain(page, None))
