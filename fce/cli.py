@@ -708,7 +708,7 @@ def show(
         detector = extractor.detector(site_of(parsed, site))
     overlay = explain(parsed, detector, method=method, site=site_of(parsed, site), fallback=fallback, mode=mode,
                       timeout=page_timeout or None)
-    text = render_html(parsed, overlay, title=page)
+    text = run_limited(page_timeout or None, lambda: render_html(parsed, overlay, title=page), source=page)
     try:
         Path(out).write_text(text, encoding="utf-8")
     except OSError as exc:

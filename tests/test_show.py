@@ -318,6 +318,21 @@ def test_command(tmp_path, template):
     assert nobrowser.stderr.count("\n") == 1 and "no headless browser" in nobrowser.stderr
 
 
+def test_command_draws_under_the_time_limit(tmp_path, monkeypatch):
+    import time
+
+    import fce.show
+
+    def slow(*args, **kwargs):
+        time.sleep(30)
+
+    monkeypatch.setattr(fce.show, "render_html", slow)
+    started = time.monotonic()
+    done = _fce("--store", "memory://", "show", str(NEW_PAGE), "-o", str(tmp_path / "o.html"), "--page-timeout", "1")
+    assert done.exit_code == 8 and done.stderr.count("\n") == 1 and "time limit" in done.stderr
+    assert time.monotonic() - started < 10 and not (tmp_path / "o.html").exists()
+
+
 def test_command_png(tmp_path):
     _browser_or_fail()
     png = tmp_path / "o.png"
