@@ -456,14 +456,17 @@ class _DevTools:
     def __enter__(self) -> _DevTools:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, error: type[BaseException] | None, *_: object) -> None:
         if self.process.poll() is None:
-            try:
-                self._send("Browser.close", {}, None)
-                self.process.wait(timeout=max(0.1, min(5.0, self.deadline - time.monotonic())))
-            except (OSError, subprocess.TimeoutExpired):
+            if error is None:  # (after a screenshot: the browser closes itself, its profile written)
+                try:
+                    self._send("Browser.close", {}, None)
+                    self.process.wait(timeout=max(0.1, min(5.0, self.deadline - time.monotonic())))
+                except (BrowserError, subprocess.TimeoutExpired):
+                    pass
+            if self.process.poll() is None:
                 self.process.kill()
-                self.process.wait()
+            self.process.wait()
         self._close_fds()
 
     def _close_fds(self) -> None:
