@@ -307,9 +307,9 @@ def _neutralise_attributes(el: etree._Element) -> None:
                 pass
 
 
-#: What lxml refuses in a text it is given (XML 1.0 has no C0 control characters but tab and line breaks), though
-#: the HTML parser puts such characters in the tree it builds.
-_NOT_XML_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+#: What lxml refuses in a text it is given (XML 1.0 has no C0 control characters but tab and line breaks, and
+#: neither U+FFFE nor U+FFFF), though the HTML parser puts such characters in the tree it builds.
+_NOT_XML_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def _drop(el: etree._Element) -> None:

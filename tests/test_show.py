@@ -133,13 +133,13 @@ def test_overlay_of_a_page_with_hidden_parts():
 
 
 def test_overlay_of_markup_lxml_cannot_write_back():
-    # attribute names lxml cannot address (reuters.com: <meta {="…">), control characters in the text after a
-    # removed element (seattlepi.com), in a style sheet and in a class name
+    # attribute names lxml cannot address (reuters.com: <meta {="…">), control characters (and U+FFFE) in the text
+    # after a removed element (seattlepi.com), in a style sheet and in a class name
     html = ("<html><head><meta { content='x' name='a'><style>p{background:url(x.png)}\x0b</style></head><body>"
             "<div class='story\x01' a{b='1' onclick{='alert(1)'><script>x()</script>Before\x0c after"
             "<p style='color:red' on{load='x()' a\x02b='1' onmouseover='y()'>"
             "The council approved the new harbor budget on Monday.</p>"
-            "<iframe src='x'></iframe>\x01tail</div></body></html>")
+            "<iframe src='x'></iframe>\x01tail\ufffe</div></body></html>")
     page = parse_page(html)
     out = render_html(page, explain(page, None))
     root = etree.fromstring(out, etree.HTMLParser())
