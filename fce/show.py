@@ -452,6 +452,7 @@ class _DevTools:
                 os.close(fd)
         self.buffer = b""
         self.last_id = 0
+        self.events: list[dict[str, Any]] = []
 
     def __enter__(self) -> _DevTools:
         return self
@@ -495,7 +496,8 @@ class _DevTools:
         return base64.b64decode(shot["data"])
 
     def call(self, method: str, params: dict[str, Any], session: str | None = None) -> dict[str, Any]:
-        """Send one command and read up to its answer (events on the way are dropped); its result."""
+        """Send one command and read up to its answer (the events on the way kept for :meth:`event`); its
+        result."""
         ident = self._send(method, params, session)
         while True:
             message = self._receive()
@@ -504,9 +506,17 @@ class _DevTools:
                     raise BrowserError(f"{self.exe}: {method} failed: {message['error'].get('message')}",
                                        source=self.source)
                 return message.get("result", {})
+            if "method" in message:
+                self.events.append(message)
 
     def event(self, name: str, session: str) -> dict[str, Any]:
-        """Read up to the event ``name`` of ``session``."""
+        """The event ``name`` of ``session``: one that came while a command's answer was awaited (a page's load
+        may come before the answer to its navigation), or the next to come."""
+        for k, message in enumerate(self.events):
+            if message.get("method") == name and message.get("sessionId") == session:
+                del self.events[:k + 1]
+                return message
+        self.events.clear()
         while True:
             message = self._receive()
             if message.get("method") == name and message.get("sessionId") == session:

@@ -264,6 +264,21 @@ def test_png_is_the_whole_page_up_to_the_limit(tmp_path):
     assert _png_size(render_png(page, tmp_path / "b.png", width=640, max_height=1200).read_bytes()) == (640, 1200)
 
 
+def test_an_event_that_came_before_a_commands_answer_is_kept():
+    # (a unit test of the DevTools client's reading: no browser; its messages are given)
+    from fce.show import _DevTools
+
+    devtools = object.__new__(_DevTools)
+    devtools.events, devtools.last_id = [], 0
+    load = {"method": "Page.loadEventFired", "sessionId": "s", "params": {}}
+    incoming = [{"method": "Page.frameNavigated", "sessionId": "s"}, load, {"id": 1, "result": {"frameId": "f"}}]
+    devtools._send = lambda method, params, session: 1
+    devtools._receive = incoming.pop
+    incoming.reverse()
+    assert devtools.call("Page.navigate", {"url": "file:///x"}, "s") == {"frameId": "f"}
+    assert devtools.event("Page.loadEventFired", "s") is load and not devtools.events
+
+
 def test_png_without_browser(new_page, tmp_path, monkeypatch):
     monkeypatch.setenv("FCE_BROWSER", "no-such-browser-fce")
     assert find_browser() is None
