@@ -864,7 +864,6 @@ def test_the_rest_of_a_refused_body_must_come_in_time(monkeypatch):
     from templates_store import MemoryStore
 
     monkeypatch.setattr(serve, "DISCARD_TIMEOUT", SHORT_DISCARD_TIMEOUT)
-    DISCARD_TIMEOUT = SHORT_DISCARD_TIMEOUT  # noqa: N806
 
     with _in_thread(create_app(MemoryStore())) as base:
         with _connect(base) as sock:  # the rest comes: the connection serves the next request
@@ -878,7 +877,7 @@ def test_the_rest_of_a_refused_body_must_come_in_time(monkeypatch):
             sock.sendall(_request("POST", "/extract", b"x" * 1000, "text/plain")[:-1000])
             assert _raw_response(sock)[0] == 415
             sock.settimeout(1.0)
-            while time.monotonic() - started < DISCARD_TIMEOUT + DEADLINE_SLACK:
+            while time.monotonic() - started < serve.DISCARD_TIMEOUT + DEADLINE_SLACK:
                 try:
                     sock.sendall(b"x")
                     if sock.recv(1) == b"":
@@ -887,7 +886,7 @@ def test_the_rest_of_a_refused_body_must_come_in_time(monkeypatch):
                     continue
                 except OSError:
                     break
-            assert DISCARD_TIMEOUT - 1 < time.monotonic() - started < DISCARD_TIMEOUT + DEADLINE_SLACK
+            assert serve.DISCARD_TIMEOUT - 1 < time.monotonic() - started < serve.DISCARD_TIMEOUT + DEADLINE_SLACK
 
 
 @pytest.mark.slow
@@ -898,7 +897,6 @@ def test_a_client_that_does_not_read_its_answer_is_dropped(monkeypatch):
     from templates_store import MemoryStore
 
     monkeypatch.setattr(serve, "DRAIN_TIMEOUT", SHORT_DRAIN_TIMEOUT)
-    DRAIN_TIMEOUT = SHORT_DRAIN_TIMEOUT  # noqa: N806
 
     page = big_page(24_000_000)  # an answer of ~12 MB: more than the kernel buffers of both ends hold
     with _in_thread(create_app(MemoryStore())) as base:
@@ -909,7 +907,7 @@ def test_a_client_that_does_not_read_its_answer_is_dropped(monkeypatch):
         sock.connect((host, int(port)))
         with sock:
             sock.sendall(_request("POST", "/extract", page, "text/html"))
-            time.sleep(DRAIN_TIMEOUT + 10)  # the answer is written within a few seconds, then never read
+            time.sleep(serve.DRAIN_TIMEOUT + 10)  # the answer is written within a few seconds, then never read
             received = _closed_by_server(sock)
         head, _, body = received.partition(b"\r\n\r\n")
         assert head.startswith(b"HTTP/1.1 200 ")
