@@ -422,6 +422,8 @@ _ON_FDS_3_AND_4 = ("import os, sys; r, w = int(sys.argv[1]), int(sys.argv[2]); o
                    "os.close(r); os.close(w); os.execvp(sys.argv[3], sys.argv[3:])")
 #: Lowest fd number for the pipe ends handed to the browser: never 3 or 4 themselves.
 _HIGH_FD = 10
+#: Bytes read from the browser's pipe at a time (a pipe holds 64 KiB; a larger read costs nothing when less is there).
+_READ_BYTES = 1 << 20
 
 
 class _DevTools:
@@ -450,7 +452,7 @@ class _DevTools:
         finally:
             for fd in theirs:
                 os.close(fd)
-        self.buffer = b""
+        self.buffer = bytearray()
         self.last_id = 0
         self.events: list[dict[str, Any]] = []
 
@@ -536,16 +538,23 @@ class _DevTools:
         return self.last_id
 
     def _receive(self) -> dict[str, Any]:
-        while b"\0" not in self.buffer:
+        # (a screenshot's message is its PNG in base64, tens of MB for a page of photographs: the buffer grows in
+        # place and only each new chunk is searched for the message's end)
+        end = self.buffer.find(b"\0")
+        while end < 0:
             left = self.deadline - time.monotonic()
             if left <= 0 or not select.select([self.reader], [], [], left)[0]:
                 self.process.kill()
                 raise BrowserError(f"{self.exe} took more than {self.timeout:g} s", source=self.source)
-            chunk = os.read(self.reader, 1 << 16)
+            chunk = os.read(self.reader, _READ_BYTES)
             if not chunk:
                 self._failed()
+            at = chunk.find(b"\0")
+            if at >= 0:
+                end = len(self.buffer) + at
             self.buffer += chunk
-        message, _, self.buffer = self.buffer.partition(b"\0")
+        message = bytes(self.buffer[:end])
+        del self.buffer[:end + 1]
         return json.loads(message)  # type: ignore[no-any-return]
 
     def _failed(self) -> NoReturn:
