@@ -24,7 +24,7 @@ from functools import partial
 from itertools import compress
 from operator import attrgetter, itemgetter
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeAlias
 
 from lxml import etree
 
@@ -672,12 +672,22 @@ def block_elements(root: etree._Element) -> list[etree._Element]:
     """The element of every block of :func:`segment_element` of ``root``, by block index (the root first): the
     walk that defines the blocks, recording them (``fce show`` outlines each block's element)."""
     elements: list[etree._Element] = []
-    _segment_python(root, False, elements)
+    _segment_loop(root, False, elements)  # (the builders are not frozen: no tree is wanted)
     return elements
 
 
-def _segment_python(root: object, qualified: bool, elements: list[Any] | None = None) -> BlockTree:
-    """The segmentation loop in Python: the definition the compiled walk (``fce/_segment.pyx``) reproduces.
+def _segment_python(root: object, qualified: bool) -> BlockTree:
+    """The segmentation in Python: the definition the compiled walk (``fce/_segment.pyx``) reproduces."""
+    return _freeze(*_segment_loop(root, qualified))
+
+
+#: The builders :func:`_segment_loop` fills, in the order :func:`_freeze` takes them.
+_Builders: TypeAlias = tuple[list[str], list[str], list[int], list[int], list[list[str | int]], list[list[int]],
+                             list[list[int]], list[tuple[int, int, str, bool, str | None]], dict[tuple[int, int], str]]
+
+
+def _segment_loop(root: object, qualified: bool, elements: list[Any] | None = None) -> _Builders:
+    """The segmentation loop: the blocks of ``root`` as builders (:func:`_freeze` makes them a tree).
     ``elements``: where to record each block's element (:func:`block_elements`)."""
     # Mutable per-block builders, frozen into Block values at the end. This loop runs once per element of every
     # page and is most of the cost of a detection (bench/README.md, "Profile"): it is written for speed — local
@@ -717,7 +727,7 @@ def _segment_python(root: object, qualified: bool, elements: list[Any] | None = 
         skip_subtree()
         if top.tail:
             cur_parts.append(translate(top.tail, ws_table))
-        return _freeze(paths, tags, parents, depths, parts, counts, children, marks, sources)
+        return paths, tags, parents, depths, parts, counts, children, marks, sources
     if top.text:
         cur_parts.append(translate(top.text, ws_table))
     for event, el in walker:
@@ -813,7 +823,7 @@ def _segment_python(root: object, qualified: bool, elements: list[Any] | None = 
                 cur_parts.append(piece)
                 if link_depth and tag.__class__ is str:
                     cur_counts[5] += len(" ".join(piece.split()))
-    return _freeze(paths, tags, parents, depths, parts, counts, children, marks, sources)
+    return paths, tags, parents, depths, parts, counts, children, marks, sources
 
 
 def _freeze(paths: list[str], tags: list[str], parents: list[int], depths: list[int],
