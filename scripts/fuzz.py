@@ -452,7 +452,7 @@ def site_template(corpus: Corpus, site: str) -> SiteTemplates | None:
                 pages = [parse_page(data, url=url) for url, data in map(corpus.page, indices)]
                 template = learn_site(pages, Path(site).name)
             except FceError:  # too few distinct pages, a page that does not parse: the site goes without one
-                template = None
+                pass
         _templates[site] = template
     return _templates[site]
 
