@@ -95,8 +95,12 @@ def test_eval_one_layout_learns_with_the_papers_learner(package: Path, monkeypat
     used: list[str] = []
     for name in ("LayoutLearner", "TemplateLearner"):
         real = getattr(harness, name)
-        monkeypatch.setattr(harness, name, type(name, (real,), {
-            "fit": lambda self, pages, _n=name, _r=real: (used.append(_n), _r.fit(self, pages))[1]}))
+
+        def fit(self, pages, _n=name, _r=real):
+            used.append(_n)
+            return _r.fit(self, pages)
+
+        monkeypatch.setattr(harness, name, type(name, (real,), {"fit": fit}))
     for flag, expected in (((), "LayoutLearner"), (("--one-layout",), "TemplateLearner")):
         used.clear()
         code, output, exc = _run(str(package), "--template", "--method", "plain", "--no-progress", *flag)

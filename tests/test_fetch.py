@@ -92,6 +92,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    server_address: tuple[str, int]  # bound to an IPv4 host given as a str
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         super().__init__((host, port), _Handler)
@@ -315,7 +316,7 @@ class _Resolver:
         self.real = socket.getaddrinfo
         monkeypatch.setattr(socket, "getaddrinfo", self)
 
-    def __call__(self, host: object, port: object, *args: object, **kwargs: object) -> list:
+    def __call__(self, host: bytes | str | None, port: bytes | str | int | None, *args: int, **kwargs: int) -> list:
         if isinstance(host, str) and host.endswith(".test"):
             answer = self.answers[min(self.queries, len(self.answers) - 1)]
             self.queries += 1

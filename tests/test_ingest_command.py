@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import typer
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from fce.errors import StoreFailure
 from fce.ingest.command import ingest_command
@@ -31,7 +31,7 @@ def app() -> typer.Typer:
     return cli
 
 
-def invoke(*args: str) -> object:
+def invoke(*args: str) -> Result:
     return CliRunner().invoke(app(), ["ingest", *args])
 
 

@@ -90,7 +90,7 @@ def build_crawl(directory: Path) -> Crawl:
 
 def rows_of(out_dir: Path) -> list[dict[str, Any]]:
     """Every row of every output file in ``out_dir``."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for path in sorted(out_dir.glob("*.jsonl")):
         with path.open(encoding="utf-8") as f:
             rows.extend(json.loads(line) for line in f)
@@ -120,10 +120,12 @@ def check_rows(crawl: Crawl, rows: list[dict[str, Any]]) -> None:
 
 def test_crawl_has_the_records_it_claims(tmp_path: Path) -> None:
     crawl = build_crawl(tmp_path)
-    seen = []
+    seen: list[str] = []
     for file in crawl.files:
         reader = WarcReader(InputSource(str(file), "warc"), max_bytes=MAX_BYTES)
-        seen.extend(r.url for r in reader.records())
+        for record in reader.records():
+            assert record.url is not None
+            seen.append(record.url)
         assert dict(reader.other_records) == crawl.other[file.name]
     assert sorted(seen) == sorted(crawl.expected)
     assert crawl.files[0].read_bytes()[:2] == b"\x1f\x8b" and crawl.files[1].read_bytes()[:5] == b"WARC/"

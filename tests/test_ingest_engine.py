@@ -271,7 +271,8 @@ def _children_of(pid: int) -> set[int]:
             except OSError:
                 continue
             parents[int(entry)] = int(fields[1])
-    found, frontier = set(), {pid}
+    found: set[int] = set()
+    frontier = {pid}
     while frontier:
         frontier = {child for child, parent in parents.items() if parent in frontier} - found
         found |= frontier

@@ -9,7 +9,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -21,6 +21,7 @@ from fce.ingest import pipeline as ingest_pipeline
 from fce.ingest.readers import JsonLinesReader
 from fce.template import SiteTemplates
 from templates_store import MemoryStore, open_store
+from tests._store import stored
 from tests.sitegen import generate_site, write_site
 from tests.test_ingest_corpus import LEARNED, MAX_BYTES, SMALL, Crawl, build_crawl, check_rows, rows_of
 
@@ -66,7 +67,7 @@ def reference(crawl: Crawl, tmp_path_factory: pytest.TempPathFactory) -> Referen
     store_url = f"sqlite:///{tmp / 'templates.db'}"
     summary = run(crawl, tmp / "out", store_url, workers=2)
     with open_store(store_url) as store:
-        templates = {site: store.get(site).payload for site in store.sites()}
+        templates = {site: stored(store, site).payload for site in store.sites()}
     return Reference(summary, rows_of(tmp / "out"), tmp / "out", store_url, templates)
 
 
@@ -161,8 +162,8 @@ def test_learn_only_then_detect_only(crawl: Crawl, tmp_path: Path) -> None:
     detected = run(crawl, tmp_path / "detect", store, detect_only=True)
     assert detected.learned == () and detected.domains == 0
     check_rows(crawl, rows_of(tmp_path / "detect"))
-    assert {s.site for s in map(store.get, LEARNED)} == set(LEARNED)  # untouched: versions stay 1
-    assert [store.get(s).version for s in LEARNED] == [1, 1]
+    assert {stored(store, s).site for s in LEARNED} == set(LEARNED)  # untouched: versions stay 1
+    assert [stored(store, s).version for s in LEARNED] == [1, 1]
 
 
 def test_detect_only_without_templates_falls_back_everywhere(crawl: Crawl, tmp_path: Path) -> None:
@@ -184,7 +185,7 @@ def test_a_concurrent_newer_template_is_kept(crawl: Crawl, tmp_path: Path) -> No
     store = RacingStore()
     summary = run(crawl, tmp_path / "out", store)
     assert summary.conflicts == 1 and summary.learned == ("alpha.co.uk",)
-    kept = store.get("beta.org")
+    kept = stored(store, "beta.org")
     assert kept.version == 1 and SiteTemplates.from_json(kept.payload).n_pages == 24  # theirs, not ours
 
 
@@ -199,14 +200,14 @@ def test_unusable_templates_are_relearned_or_reported(crawl: Crawl, tmp_path: Pa
     assert all(r["status"] == "fallback" and r["text"] and "template" in r["error"] for r in bad)
     learned = run(crawl, tmp_path / "learn", store)  # a full run learns them again, with CAS on version 1
     assert learned.learned == LEARNED
-    assert [store.get(s).version for s in LEARNED] == [2, 2]
+    assert [stored(store, s).version for s in LEARNED] == [2, 2]
     check_rows(crawl, rows_of(tmp_path / "learn"))
 
 
 def test_refresh_after_relearns_old_templates(crawl: Crawl, reference: Reference, tmp_path: Path) -> None:
     store = reference.store()
     again = run(crawl, tmp_path / "b", store, learn_only=True, refresh_after=1e-6)
-    assert again.learned == LEARNED and [store.get(s).version for s in LEARNED] == [2, 2]
+    assert again.learned == LEARNED and [stored(store, s).version for s in LEARNED] == [2, 2]
 
 
 # --- records and limits ----------------------------------------------------------------------------------
@@ -301,7 +302,8 @@ def test_redis_store_shared_by_worker_processes(crawl: Crawl, tmp_path: Path, re
     assert summary.learned == LEARNED and summary.store == redis_url
     import redis
 
-    keys = sorted(k.decode() for k in redis.Redis.from_url(redis_url).keys("fce:tpl:*"))
+    raw = cast(list[bytes], redis.Redis.from_url(redis_url).keys("fce:tpl:*"))  # no decode_responses: bytes
+    keys = sorted(k.decode() for k in raw)
     assert keys == ["fce:tpl:{alpha.co.uk}", "fce:tpl:{beta.org}"]  # one key per domain, in a hash tag
 
 
@@ -431,14 +433,14 @@ def test_detections_count_for_drift_and_a_stale_domain_is_relearned(crawl: Crawl
         assert counters[domain].fits == sum(r["status"] == "ok" for r in done)
 
     stale, fresh = LEARNED[0], LEARNED[1]  # a redesign: the stale domain's recent detections all fell back
-    before = store.get(stale).version
+    before = stored(store, stale).version
     store.record(stale, "0" * (STALE_MIN_RECENT * 10), version=before)
     again = run(crawl, tmp_path / "again", store)
     assert again.learned == (stale,) and again.stale == 1 and again.fresh == 1
-    assert store.get(stale).version > before and store.get(fresh).version == 1
+    assert stored(store, stale).version > before and stored(store, fresh).version == 1
     assert "(1 of them stale)" in again.to_text()
 
-    store.record(fresh, "0" * (STALE_MIN_RECENT * 10), version=store.get(fresh).version)
+    store.record(fresh, "0" * (STALE_MIN_RECENT * 10), version=stored(store, fresh).version)
     kept = run(crawl, tmp_path / "kept", store, relearn_stale=False)  # --keep-stale
     assert kept.learned == () and kept.stale == 0
 

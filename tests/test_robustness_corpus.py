@@ -19,6 +19,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -183,7 +184,7 @@ def test_public_api(case: Case, template: fce.Template) -> None:
         ("extract+template", lambda: fce.extract(page, template, site=SITE, timeout=limit)),
         ("extract+template, no fallback", lambda: fce.extract(page, template, fallback=None, timeout=limit)),
     ]
-    runs += [(info.name, lambda info=info: run_limited(limit, lambda: info(page), source=case.name))
+    runs += [(info.name, partial(run_limited, limit, partial(info, page), source=case.name))
              for info in available_methods()]
     visible = None if case.big else page_words(page)
     for name, run in runs:
@@ -315,6 +316,7 @@ def test_cli_batch_keeps_every_record(corpus_dir: Path) -> None:
     assert {row["source"] for row in failed} == {n for n in names if by_name[n].error is not None}
     assert all(row["status"] in ("empty", "not-html") for row in failed)
     first = next(by_name[n] for n in names if by_name[n].error is not None)
+    assert first.error is not None
     assert result.returncode == first.error.exit_code  # the exit status of the first failed page
     _assert_clean_stderr(result.stderr, len(failed))
 

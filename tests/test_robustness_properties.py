@@ -214,7 +214,7 @@ def _runs(page: fce.Page) -> list[tuple[str, fce.Extraction]]:
         ("extract+template rules", lambda: fce.extract(page, template, mode="rules", timeout=LIMIT)),
         ("extract+template no fallback", lambda: fce.extract(page, template, fallback=None, timeout=LIMIT)),
     ]
-    runs += [(m.name, lambda m=m: run_limited(LIMIT, lambda: m(page), source="fuzz.html"))
+    runs += [(m.name, functools.partial(run_limited, LIMIT, functools.partial(m, page), source="fuzz.html"))
              for m in available_methods()]
     out = []
     for name, run in runs:

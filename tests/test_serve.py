@@ -1030,7 +1030,7 @@ def test_learn_does_not_overwrite_a_template_stored_meanwhile(monkeypatch):
 
 
 def _children(pid: int) -> list[int]:
-    found = []
+    found: list[int] = []
     for task in Path(f"/proc/{pid}/task").iterdir():
         children = (task / "children").read_text().split()
         found.extend(int(c) for c in children)

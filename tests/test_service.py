@@ -13,6 +13,7 @@ from fce.layouts import STALE_MIN_RECENT
 from fce.service import detect_sources, learn_sources, relearn_stale, save_template, site_rows
 from fce.template import SiteTemplates
 from templates_store import MemoryStore, VersionConflict
+from tests._store import stored
 from tests.sitegen import GeneratedPage, SiteStyle, generate_mixed_site, generate_site
 
 SITE = "svc.test"
@@ -91,7 +92,7 @@ def test_a_detection_run_counts_every_page_of_a_stored_site(tmp_path: Path) -> N
     learned = learn_sources(_write(pages[:20], tmp_path / "learn"), site=SITE)
     save_template(store, learned.record)
     rows = list(detect_sources(_write(pages[20:], tmp_path / "new"), store=store))
-    assert [r.extraction.method for r in rows] == ["template"] * 4
+    assert [r.extraction.method if r.extraction is not None else None for r in rows] == ["template"] * 4
     assert [r.to_dict()["layout"] for r in rows] == [0] * 4
     assert store.counters([SITE])[SITE].recent == "1111"  # written when the iterator was exhausted
     list(detect_sources(_write(pages[20:21], tmp_path / "again"), store=store, record=False))
@@ -112,7 +113,7 @@ def test_relearn_stale_needs_counts_and_pages() -> None:
     assert outcome.status == "too-few" and "3 page(s)" in outcome.message
     (outcome,) = relearn_stale(store, {SITE: pages[10:]}, min_pages=10)
     assert (outcome.status, outcome.version) == ("relearned", 2)
-    assert json.loads(store.get(SITE).payload)["n_pages"] == 10
+    assert json.loads(stored(store, SITE).payload)["n_pages"] == 10
 
 
 def test_relearn_raises_store_failures() -> None:

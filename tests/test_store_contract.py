@@ -23,6 +23,7 @@ from templates_store import (
     open_store,
 )
 from tests._redis_cluster import cluster_fixture, cluster_url_fixture  # noqa: F401 (fixtures, used by name)
+from tests._store import stored
 
 TTL = 0.2  # seconds; short enough to keep the suite fast, long enough to read the value back first
 AFTER_TTL = 0.4  # sleep that outlasts TTL on a loaded machine
@@ -87,7 +88,7 @@ def test_put_replaces_and_increments_version(store: TemplateStore) -> None:
     versions = [store.put("example.com", f"payload {i}") for i in range(5)]
     assert versions == [1, 2, 3, 4, 5]
     assert store.get("example.com") == StoredTemplate(
-        "example.com", "payload 4", 5, store.get("example.com").updated_at)
+        "example.com", "payload 4", 5, stored(store, "example.com").updated_at)
     assert store.put("other.org", "x") == 1  # versions are per site
 
 
@@ -135,7 +136,7 @@ def test_compare_and_set(store: TemplateStore) -> None:
     assert (conflict.site, conflict.expected, conflict.actual) == ("example.com", 1, 2)
     assert "example.com" in str(conflict) and store.url in str(conflict)
     assert isinstance(conflict, StoreError)
-    assert store.get("example.com").payload == "v2"  # nothing written
+    assert stored(store, "example.com").payload == "v2"  # nothing written
 
 
 def test_expected_version_zero_means_create_only(store: TemplateStore) -> None:
@@ -152,7 +153,7 @@ def test_expected_version_zero_means_create_only(store: TemplateStore) -> None:
 def test_ttl_expiry(store: TemplateStore) -> None:
     store.put("short.com", "gone soon", ttl=TTL)
     store.put("long.com", "stays")
-    assert store.get("short.com").payload == "gone soon"
+    assert stored(store, "short.com").payload == "gone soon"
     time.sleep(AFTER_TTL)
     assert store.get("short.com") is None
     assert store.sites() == ["long.com"]
@@ -165,7 +166,7 @@ def test_replacing_without_ttl_clears_the_expiry(store: TemplateStore) -> None:
     store.put("example.com", "temporary", ttl=TTL)
     store.put("example.com", "permanent")
     time.sleep(AFTER_TTL)
-    assert store.get("example.com").payload == "permanent"
+    assert stored(store, "example.com").payload == "permanent"
 
 
 def test_default_ttl_from_url(store_url: str) -> None:
@@ -181,7 +182,7 @@ def test_default_ttl_from_url(store_url: str) -> None:
 def test_unicode_and_odd_sites(store: TemplateStore, site: str) -> None:
     payload = f'{{"site": "{site}", "text": "naïve – 日本語 – 🦊"}}'
     assert store.put(site, payload) == 1
-    assert store.get(site).payload == payload
+    assert stored(store, site).payload == payload
     assert store.sites() == [site]
     assert store.get_many([site])[site].payload == payload
     assert store.delete(site) is True
@@ -191,7 +192,7 @@ def test_large_payload(store: TemplateStore) -> None:
     payload = '{"blob": "' + ("0123456789abcdef" * (5 * 1024 * 1024 // 16)) + 'é"}'
     assert len(payload) > 5 * 1024 * 1024
     store.put("big.com", payload)
-    assert store.get("big.com").payload == payload
+    assert stored(store, "big.com").payload == payload
 
 
 @pytest.mark.usefixtures("eager_thread_switching")
@@ -215,7 +216,7 @@ def test_threads_do_not_lose_updates(store: TemplateStore) -> None:
         worker.start()
     for worker in workers:
         worker.join()
-    final = store.get("counter.com")
+    final = stored(store, "counter.com")
     assert (final.payload, final.version) == (str(threads * rounds), threads * rounds)
 
 
@@ -335,7 +336,7 @@ def test_close_is_idempotent_and_store_reopens(store: TemplateStore) -> None:
     store.close()
     store.close()
     if store.url != "memory://":  # a memory store's data lives in the object
-        assert store.get("example.com").payload == "x"
+        assert stored(store, "example.com").payload == "x"
     with store as same:
         assert same is store
 

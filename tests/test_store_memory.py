@@ -7,6 +7,7 @@ import pickle
 import pytest
 
 from templates_store import MemoryStore, open_store
+from tests._store import stored
 
 
 def test_each_open_store_is_a_fresh_store() -> None:
@@ -22,14 +23,14 @@ def test_pickling_copies_the_templates() -> None:
     copy = pickle.loads(pickle.dumps(store))
     assert copy.get("example.com") == store.get("example.com")
     copy.put("example.com", "changed")
-    assert store.get("example.com").payload == "x"  # independent from then on
+    assert stored(store, "example.com").payload == "x"  # independent from then on
     assert copy.put("other.org", "y") == 1  # the copy has a working lock
 
 
 def test_data_survives_close() -> None:
     with MemoryStore() as store:
         store.put("example.com", "x")
-    assert store.get("example.com").payload == "x"
+    assert stored(store, "example.com").payload == "x"
 
 
 def test_default_ttl_in_url() -> None:

@@ -7,7 +7,7 @@ import pickle
 import time
 import traceback
 import uuid
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import pytest
 import redis
@@ -21,6 +21,7 @@ from templates_store import (
     StoreUnavailable,
     open_store,
 )
+from tests._store import stored
 
 if TYPE_CHECKING:
     from conftest import RedisServer
@@ -81,7 +82,7 @@ def test_counters_live_in_the_sites_hash(redis_url: str) -> None:
 
 
 def test_site_is_the_hash_tag(redis_url: str) -> None:
-    store = open_store(redis_url)
+    store = cast(RedisStore, open_store(redis_url))
     for site in ["example.com", "例え.jp", "a:b"]:
         key = store.key(site)
         assert f"{{{site}}}" in key
@@ -90,7 +91,7 @@ def test_site_is_the_hash_tag(redis_url: str) -> None:
 
 
 def test_prefix_separates_stores(redis_url: str) -> None:
-    first = open_store(redis_url + "?prefix=one")
+    first = cast(RedisStore, open_store(redis_url + "?prefix=one"))
     second = open_store(redis_url + "?prefix=two")
     first.put("example.com", "1")
     assert second.get("example.com") is None and second.sites() == []
@@ -112,7 +113,7 @@ def test_expired_sites_are_pruned_from_the_index(redis_url: str) -> None:
 
 
 def test_get_many_is_one_round_trip(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    store = open_store(redis_url)
+    store = cast(RedisStore, open_store(redis_url))
     for i in range(50):
         store.put(f"site{i}.com", str(i))
     client = store._client()
@@ -139,7 +140,7 @@ def test_retried_put_is_not_applied_twice(redis_url: str, monkeypatch: pytest.Mo
     monkeypatch.setattr(uuid, "uuid4", lambda: token)
     assert store.put("example.com", "x", expected_version=0) == 1
     assert store.put("example.com", "x", expected_version=0) == 1  # the "retry": no conflict, no v2
-    assert store.get("example.com").version == 1
+    assert stored(store, "example.com").version == 1
     monkeypatch.undo()
     assert store.put("example.com", "y") == 2
     store.close()
@@ -251,17 +252,17 @@ def test_pickled_store_works_in_a_child_process(redis_url: str) -> None:
         versions = pool.starmap(_put_in_child, [(store, "child.com", "c")] * 4)
     assert sorted(versions) == [1, 2, 3, 4]
     assert store.sites() == ["child.com", "parent.com"]
-    assert store.get("child.com").payload == "c"
+    assert stored(store, "child.com").payload == "c"
     store.close()
 
 
 def test_client_is_lazy_and_rebuilt_after_close(redis_url: str) -> None:
-    store = open_store(redis_url)
+    store = cast(RedisStore, open_store(redis_url))
     store.put("example.com", "x")
     first = store._client()
     store.close()
     assert store._client() is not first
-    assert store.get("example.com").payload == "x"
+    assert stored(store, "example.com").payload == "x"
     copy = pickle.loads(pickle.dumps(store))
     assert copy._redis is None  # made on first use in the receiving process
     assert copy.get("example.com").payload == "x"

@@ -10,13 +10,15 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import suppress
+from multiprocessing.context import ForkContext, SpawnContext
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from templates_store import SQLiteStore, StoreCorrupt, StoreUnavailable, VersionConflict, open_store
 from templates_store.sqlite import SCHEMA_VERSION
+from tests._store import stored
 
 PROCESSES = 4
 INCREMENTS = 25  # per process
@@ -50,7 +52,8 @@ def _run_together(start_method: str, target: Callable[..., None], *args: Any) ->
     """Run ``target(*args, start, results)`` in PROCESSES processes released at once by a barrier."""
     if start_method not in multiprocessing.get_all_start_methods():
         pytest.skip(f"no {start_method} start method on this platform")
-    context = multiprocessing.get_context(start_method)
+    # get_context(str) is typed BaseContext, which has no Process; the tests here use fork and spawn only.
+    context = cast(ForkContext | SpawnContext, multiprocessing.get_context(start_method))
     start, results = context.Barrier(PROCESSES), context.Queue()
     workers = [context.Process(target=target, args=(*args, start, results)) for _ in range(PROCESSES)]
     for worker in workers:
@@ -81,7 +84,7 @@ def test_persists_across_store_objects(tmp_path: Path) -> None:
         first.put("example.com", "two")
     assert path.exists()
     with open_store(str(path)) as second:
-        assert second.get("example.com").payload == "two"
+        assert stored(second, "example.com").payload == "two"
         assert second.put("example.com", "three", expected_version=2) == 3
 
 
@@ -123,11 +126,11 @@ def test_processes_do_not_lose_compare_and_set_updates(tmp_path: Path, start_met
     # The barrier makes the workers collide (each usually sees dozens of conflicts), but on a loaded
     # machine they may happen to take turns: the test then passes without having proved much.
     _run_together(start_method, _cas_increments, store, "counter.com", INCREMENTS)
-    final = store.get("counter.com")
+    final = stored(store, "counter.com")
     assert (final.payload, final.version) == (str(PROCESSES * INCREMENTS), PROCESSES * INCREMENTS)
     if start_method == "fork":
         assert (tmp_path / "shared.sqlite3-wal").exists()  # no child closed the parent's connection
-        assert store.get("warm.com").payload == "x"
+        assert stored(store, "warm.com").payload == "x"
     store.close()
 
 
@@ -141,7 +144,7 @@ def test_forked_child_opens_its_own_connection(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "t.db")
     store.put("example.com", "x")
     assert _run_together("fork", _reports_own_connection, store) == [True] * PROCESSES
-    assert store.get("example.com").payload == "x"  # and the parent's connection still works
+    assert stored(store, "example.com").payload == "x"  # and the parent's connection still works
     store.close()
 
 
@@ -227,7 +230,7 @@ def test_read_only_database_file(unprivileged: tuple[Path, Callable[..., Any]]) 
     assert message is not None and str(path) in message
     assert run(_get_payload, path) == "x"  # a user who cannot write reads it (opened immutable)
     assert run(_record_and_count, path) == (False, (0, 0))  # and counts nothing, without an error
-    assert SQLiteStore(path).get("example.com").payload == "x"  # unchanged
+    assert stored(SQLiteStore(path), "example.com").payload == "x"  # unchanged
 
 
 def test_a_version_1_file_gains_the_counters_table(tmp_path: Path) -> None:
@@ -239,7 +242,7 @@ def test_a_version_1_file_gains_the_counters_table(tmp_path: Path) -> None:
                        "PRAGMA user_version = 1;")
     conn.close()
     with SQLiteStore(path) as store:
-        assert store.get("example.com").version == 3
+        assert stored(store, "example.com").version == 3
         assert store.record("example.com", "01", version=3) is True
         assert (store.counters(["example.com"])["example.com"].fits, SCHEMA_VERSION) == (1, 3)
 
@@ -295,7 +298,7 @@ def test_locked_database_fails_after_busy_timeout(tmp_path: Path) -> None:
         assert 0.15 < time.monotonic() - started < 3
         message = _one_line(caught.value)
         assert "locked" in message and str(path) in message and "example.com" in message
-        assert store.get("example.com").payload == "x"  # WAL: readers do not wait for the writer
+        assert stored(store, "example.com").payload == "x"  # WAL: readers do not wait for the writer
     finally:
         blocker.execute("ROLLBACK")
         blocker.close()
@@ -324,7 +327,7 @@ def test_unreadable_record_names_the_site(tmp_path: Path) -> None:
     conn.commit()
     conn.close()
     with SQLiteStore(path) as store:
-        assert store.get("good.com").payload == "x"
+        assert stored(store, "good.com").payload == "x"
         with pytest.raises(StoreCorrupt) as caught:
             store.get("bad.com")
         assert caught.value.site == "bad.com" and "bad.com" in _one_line(caught.value)
@@ -344,7 +347,7 @@ def test_newer_schema_is_refused(tmp_path: Path) -> None:
 def test_url_of_the_store(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "my file.db", busy_timeout=2, default_ttl=60)
     assert store.url == f"sqlite://{(tmp_path / 'my%20file.db').as_posix()}?timeout=2&ttl=60"
-    again = open_store(store.url)
+    again = cast(SQLiteStore, open_store(store.url))
     assert (again.path, again.busy_timeout, again.default_ttl) == (store.path, 2.0, 60.0)
 
 
@@ -380,7 +383,7 @@ def test_a_full_disk_still_reads(tmp_path: Path) -> None:
         finally:
             os.close(fill)
         with SQLiteStore(path) as store:
-            assert store.get("example.com").payload == "payload"  # a read needs no room
+            assert stored(store, "example.com").payload == "payload"  # a read needs no room
             assert store.record("example.com", "1") is False  # counts are not taken, without an error
             with pytest.raises(StoreUnavailable, match="cannot be written"):
                 store.put("example.com", "new")

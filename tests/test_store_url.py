@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import platformdirs
 import pytest
+import redis
 
 from templates_store import (
     MemoryStore,
@@ -45,7 +47,7 @@ def test_sqlite_absolute(url: str, expected: str) -> None:
 def test_sqlite_relative_to_working_directory(url: str, tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    store = open_store(url)
+    store = cast(SQLiteStore, open_store(url))
     assert store.path == tmp_path / "rel" / "t.db"
     monkeypatch.chdir("/")  # the path was fixed when the store was opened
     store.put("example.com", "x")
@@ -55,13 +57,13 @@ def test_sqlite_relative_to_working_directory(url: str, tmp_path: Path,
 
 def test_sqlite_home_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert open_store("~/t.db").path == tmp_path / "t.db"
+    assert cast(SQLiteStore, open_store("~/t.db")).path == tmp_path / "t.db"
 
 
 def test_sqlite_options() -> None:
-    store = open_store("sqlite:///abs/t.db?timeout=0.5&ttl=60")
+    store = cast(SQLiteStore, open_store("sqlite:///abs/t.db?timeout=0.5&ttl=60"))
     assert (store.busy_timeout, store.default_ttl) == (0.5, 60.0)
-    plain = open_store("sqlite:///abs/t.db")
+    plain = cast(SQLiteStore, open_store("sqlite:///abs/t.db"))
     assert (plain.busy_timeout, plain.default_ttl) == (DEFAULT_BUSY_TIMEOUT, None)
 
 
@@ -83,8 +85,8 @@ def test_redis_urls(url: str, expected: dict) -> None:
 
 
 def test_redis_options_are_ours_and_the_rest_go_to_redis_py() -> None:
-    store = open_store("redis://:pw@127.0.0.1:1/0?prefix=p&db=5&health_check_interval=7&retries=1")
-    kwargs = store._client().connection_pool.connection_kwargs
+    store = cast(RedisStore, open_store("redis://:pw@127.0.0.1:1/0?prefix=p&db=5&health_check_interval=7&retries=1"))
+    kwargs = cast(redis.Redis, store._client()).connection_pool.connection_kwargs  # not a cluster URL
     assert (kwargs["db"], kwargs["health_check_interval"], kwargs["password"]) == (5, 7, "pw")
     assert "prefix" not in kwargs and "retries" not in kwargs
     assert kwargs["retry"].get_retries() == 1
@@ -132,6 +134,7 @@ def test_bad_urls(url: str, fragment: str) -> None:
     assert isinstance(caught.value, ValueError)
     assert fragment in message
     assert "hunter2" not in message and "\n" not in message
+    assert caught.value.url is not None
     assert caught.value.url in message  # the store's URL, redacted (canonical where a store got that far)
 
 
@@ -140,24 +143,24 @@ def test_bad_urls(url: str, fragment: str) -> None:
 
 def test_argument_wins_over_environment(tmp_path: Path) -> None:
     env = {"FCE_STORE": "memory://", "FCE_DATA_DIR": str(tmp_path / "data")}
-    assert open_store(f"{tmp_path}/explicit.db", env=env).path == tmp_path / "explicit.db"
+    assert cast(SQLiteStore, open_store(f"{tmp_path}/explicit.db", env=env)).path == tmp_path / "explicit.db"
 
 
 def test_environment_store_wins_over_default(tmp_path: Path) -> None:
     env = {"FCE_STORE": f"sqlite://{tmp_path}/env.db", "FCE_DATA_DIR": str(tmp_path / "data")}
-    assert open_store(None, env=env).path == tmp_path / "env.db"
-    assert open_store("", env=env).path == tmp_path / "env.db"
+    assert cast(SQLiteStore, open_store(None, env=env)).path == tmp_path / "env.db"
+    assert cast(SQLiteStore, open_store("", env=env)).path == tmp_path / "env.db"
 
 
 def test_default_in_data_dir(tmp_path: Path) -> None:
-    store = open_store(env={"FCE_DATA_DIR": str(tmp_path / "data"), "FCE_STORE": ""})
+    store = cast(SQLiteStore, open_store(env={"FCE_DATA_DIR": str(tmp_path / "data"), "FCE_STORE": ""}))
     assert store.path == tmp_path / "data" / "templates.sqlite3"
     assert default_store_path({"FCE_DATA_DIR": str(tmp_path)}) == tmp_path / "templates.sqlite3"
 
 
 def test_default_in_user_data_dir() -> None:
     expected = Path(platformdirs.user_data_dir("fce", appauthor=False)) / "templates.sqlite3"
-    assert open_store(env={}).path == expected
+    assert cast(SQLiteStore, open_store(env={})).path == expected
     assert default_store_path({}) == expected
 
 
@@ -166,7 +169,7 @@ def test_env_defaults_to_the_process_environment(tmp_path: Path, monkeypatch: py
     assert isinstance(open_store(), MemoryStore)
     monkeypatch.delenv("FCE_STORE")
     monkeypatch.setenv("FCE_DATA_DIR", str(tmp_path))
-    assert open_store().path == tmp_path / "templates.sqlite3"
+    assert cast(SQLiteStore, open_store()).path == tmp_path / "templates.sqlite3"
 
 
 # --- redaction -----------------------------------------------------------------------------------
@@ -198,6 +201,6 @@ def test_redact_url(url: str, redacted: str) -> None:
 
 
 def test_repr_and_url_never_show_the_password() -> None:
-    store = open_store("redis://user:hunter2@127.0.0.1:1/0?prefix=x")
+    store = cast(RedisStore, open_store("redis://user:hunter2@127.0.0.1:1/0?prefix=x"))
     assert "hunter2" not in repr(store) and "hunter2" not in store.url
     assert "hunter2" not in repr(store._client())
