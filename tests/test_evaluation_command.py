@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import importlib.util
+import json
 import re
 from pathlib import Path
 
@@ -74,6 +76,31 @@ def test_eval_jsonl_and_default_method(package: Path, tmp_path: Path) -> None:
     rows = read_rows(out)
     assert {r.method for r in rows} == {DEFAULT_FALLBACK} and len(rows) == N_PAGES
     assert "lcsequence F1 per dataset" in output
+
+
+METADATA_PAGE = """<html lang="en"><head><title>Harbour plan approved</title>
+<meta name="author" content="Jane Doe"></head><body><h1>Harbour plan approved</h1>
+<p>The council approved the harbour plan on Thursday, after a long debate about its cost and its timetable.</p>
+</body></html>"""
+
+
+def test_eval_scores_metadata_where_pages_expect_it(package: Path, tmp_path: Path) -> None:
+    assert "expected_metadata" not in _run(str(package), "--no-progress")[1]  # (the generated site: none)
+    site = tmp_path / "meta" / "example.com"
+    site.mkdir(parents=True)
+    (site / "a.html").write_text(METADATA_PAGE, encoding="utf-8")
+    (site / "a.txt").write_text("Harbour plan approved\nThe council approved the harbour plan.", encoding="utf-8")
+    (site / "a.json").write_text(json.dumps({"url": "https://example.com/a", "expected_metadata": {
+        "title": "Harbour plan approved", "byline": "By Jane Doe", "lang": "en"}}), encoding="utf-8")
+    peers = ("--peer", "trafilatura") if importlib.util.find_spec("trafilatura") else ()
+    code, output, exc = _run(str(site.parent), str(package), "--no-progress", *peers)
+    assert exc is None and code == 0, output
+    table = output.split("metadata of the 1 pages with expected_metadata", 1)[1].splitlines()[1:]
+    assert table[0].split()[:3] == ["field", "fce", "acc"]
+    assert ("trafilatura" in table[0]) == bool(peers)
+    rows = {line.split()[0]: line.split() for line in table[1:]}
+    assert rows["title"][1] == rows["authors"][1] == rows["language"][1] == "100.0%"
+    assert rows["published"][-1] == "0"  # (not expected: not scored)
 
 
 def test_eval_user_errors(package: Path, tmp_path: Path) -> None:

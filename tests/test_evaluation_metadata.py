@@ -18,6 +18,7 @@ from fce.evaluation.metadata import (
     format_table,
     language_matches,
     main,
+    metadata_peers,
     same_day,
     score_metadata,
     site_name_matches,
@@ -156,6 +157,11 @@ def test_format_table_and_main(dataset: Path, capsys: pytest.CaptureFixture[str]
     assert header.split() == ["field", "fce", "acc", "fce", "found", "n"]
     assert rows[0].split() == ["title", "100.0%", "50.0%", "1"]
     assert any(row.startswith("errors") for row in rows)
+
+
+def test_metadata_peers_of_eval_peers() -> None:
+    assert metadata_peers(["readability", "trafilatura-precision", "trafilatura", "resiliparse"]) == ["trafilatura"]
+    assert metadata_peers([]) == []
 
 
 def test_trafilatura_peer(dataset: Path) -> None:

@@ -29,6 +29,9 @@ from fce.evaluation.harness import (
     render_timing,
 )
 from fce.evaluation.measures import BLOCK, TEXT_MEASURES, WORD
+from fce.evaluation.metadata import evaluate_documents as evaluate_metadata
+from fce.evaluation.metadata import expects_metadata, format_table, metadata_peers, summarise
+from fce.evaluation.packages import iter_documents
 from fce.evaluation.peers import peer_names
 from fce.evaluation.report import (
     compare_template,
@@ -164,7 +167,9 @@ def eval_command(
     """Evaluate extraction methods on test packages: precision, recall and F1 per page against gold text.
 
     Prints a table per dataset and method (pages scored, mean P / R / F1, site-macro F1, F1 standard
-    deviation, ms per page, s per kB) and the time table. Gold-less pages are counted but not scored.
+    deviation, ms per page, s per kB) and the time table. Gold-less pages are counted but not scored. Where
+    pages carry expected metadata (the readability set), also the accuracy of fce's metadata per field, and
+    trafilatura's with --peer trafilatura.
     """
     started = time.perf_counter()
     if mode not in DETECTION_MODES:
@@ -199,6 +204,12 @@ def eval_command(
         raise SourceError(f"no pages (.html files) found in {', '.join(map(str, packages))}")
     typer.echo(_report(result, measure=measure, by_site=by_site, min_learn=min_learn, fallback=fallback,
                        peers=peer or ()))
+    expecting = [doc for doc in iter_documents(packages) if expects_metadata(doc)]
+    if expecting:  # (the readability set: Readability.js's expected title, byline, date, …)
+        scored = evaluate_metadata(expecting, peers=metadata_peers(peer or ()))
+        typer.echo(f"metadata of the {len(expecting)} pages with expected_metadata (acc: right where a value is "
+                   "expected; found: pages with a value)")
+        typer.echo(format_table(summarise(scored), scored))
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         write_rows(result.rows, out)

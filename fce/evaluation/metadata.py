@@ -60,9 +60,12 @@ __all__ = [
     "byline_names",
     "description_matches",
     "evaluate",
+    "evaluate_documents",
+    "expects_metadata",
     "format_table",
     "language_matches",
     "main",
+    "metadata_peers",
     "same_day",
     "score_metadata",
     "site_name_matches",
@@ -179,6 +182,14 @@ def _trafilatura(text: str, url: str | None) -> Metadata:
 MetadataExtractor = Callable[[str, str | None], Metadata]
 #: The extractors the CLI knows, by name.
 PEERS: dict[str, MetadataExtractor] = {"fce": _fce, "trafilatura": _trafilatura}
+#: The metadata extractor of each peer of ``fce eval`` that has one (:mod:`fce.evaluation.peers`; trafilatura's
+#: metadata is the same with ``favor_precision``).
+_PEER_METADATA = {"trafilatura": "trafilatura", "trafilatura-precision": "trafilatura"}
+
+
+def metadata_peers(peers: Iterable[str]) -> list[str]:
+    """The metadata extractors (names in :data:`PEERS`) of ``fce eval``'s ``peers``, each once, in order."""
+    return list(dict.fromkeys(_PEER_METADATA[p] for p in peers if p in _PEER_METADATA))
 
 
 # --- the runner --------------------------------------------------------------------------------------------------
@@ -221,14 +232,20 @@ def evaluate(paths: Iterable[str | PathLike[str]] | str | PathLike[str], *, peer
     """fce and each of ``peers`` (names in :data:`PEERS`) on every page under ``paths`` (every ``sample``-th page
     when given), scored where the page's json has ``expected_metadata``. ``extractors`` replaces :data:`PEERS`
     (another metadata extractor to compare, by name); fce is always run first unless it is replaced."""
+    documents = list(iter_documents(paths))
+    if sample and sample > 1:
+        documents = documents[::sample]
+    return evaluate_documents(documents, peers=peers, extractors=extractors)
+
+
+def evaluate_documents(documents: Iterable[Document], *, peers: Sequence[str] = (),
+                       extractors: Mapping[str, MetadataExtractor] | None = None) -> list[PageResult]:
+    """:func:`evaluate` on ``documents`` (:func:`fce.evaluation.packages.iter_documents`'s)."""
     known = dict(PEERS if extractors is None else extractors)
     names = list(dict.fromkeys(["fce", *peers] if "fce" in known else peers or known))
     unknown = [name for name in names if name not in known]
     if unknown:
         raise ValueError(f"unknown extractor {unknown[0]!r} (known: {', '.join(known)})")
-    documents = list(iter_documents(paths))
-    if sample and sample > 1:
-        documents = documents[::sample]
     results: list[PageResult] = []
     for doc in documents:
         text, _ = decode_html(doc.read_html())
@@ -237,6 +254,11 @@ def evaluate(paths: Iterable[str | PathLike[str]] | str | PathLike[str], *, peer
         for name in names:
             results.append(_run(known[name], name, doc, text, expected))
     return results
+
+
+def expects_metadata(document: Document) -> bool:
+    """Whether ``document``'s meta holds an ``expected_metadata`` object (what :func:`score_metadata` reads)."""
+    return isinstance(document.meta.get("expected_metadata"), dict)
 
 
 def _run(function: MetadataExtractor, name: str, doc: Document, text: str, expected: dict[str, Any]) -> PageResult:
