@@ -7,8 +7,9 @@ fingerprint — against lxml's parse of the same page (the "parse floor").
 
 Per page, the page is parsed and extracted as ``fce detect`` does without a template (:func:`fce.parse.parse_page`
 with the block tree made from the parse's events, :func:`fce.pipeline.extract`; not timed). Then, interleaved, the
-best of ``--repeats`` runs of each output on top of that text extraction — ``page_metadata(page)`` (what
-``--format json`` adds: the page's markup read by :func:`fce.metadata.extract_metadata`), ``structured(page,
+best of ``--repeats`` runs of each output on top of that text extraction — ``page_metadata(page, result)`` (what
+``--format json`` adds: the page's markup read by :func:`fce.metadata.extract_metadata`, and the language of the
+text where the page declares none), ``structured(page,
 result, "markdown")`` (``--format markdown``, links off, the default), ``structured(page, result, "html")`` and
 ``result.fingerprint`` (:mod:`fce.fingerprint`, in every JSON record and ingest row) —
 and of ``lxml.etree.fromstring(utf8, HTMLParser)`` (the page decoded by :func:`fce.parse.decode_html` and encoded
@@ -42,7 +43,7 @@ from fce.pipeline import extract, page_metadata, parse_blocks, structured
 BUDGET = 0.1
 #: What is timed, and how, given the page and its text extraction.
 OUTPUTS: dict[str, Callable[[object, object], object]] = {
-    "metadata": lambda page, result: page_metadata(page),  # type: ignore[arg-type]
+    "metadata": lambda page, result: page_metadata(page, result),  # type: ignore[arg-type]
     "markdown": lambda page, result: structured(page, result, "markdown"),  # type: ignore[arg-type]
     "html": lambda page, result: structured(page, result, "html"),  # type: ignore[arg-type]
     "fingerprint": lambda page, result: result.fingerprint,  # type: ignore[attr-defined]

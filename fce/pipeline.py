@@ -20,6 +20,7 @@ from fce.detect import DEFAULT_MODE, MIN_FIT, Detector, TemplateMatch
 from fce.errors import StoreFailure, TemplateError, TemplateNotFoundError
 from fce.extraction import Check, Extraction
 from fce.kinds import CheckRule, DetectionMode, FallbackReason, OutputFormat, Winner
+from fce.language import identify_language
 from fce.layouts import SiteDetector, site_of_detector
 from fce.learn import LayoutLearner, TemplateLearner, duplicates_extra
 from fce.limits import check_deadline, run_limited
@@ -170,13 +171,18 @@ def _plain_structured(result: Extraction, output: str) -> Extraction:
 def page_metadata(page: Page, extraction: Extraction | None = None) -> Metadata:
     """The metadata of ``page`` (:func:`fce.metadata.extract_metadata` of its markup). Where the page says
     nothing of its title and ``extraction`` put a headline in front from its site's template (the site's learned
-    headline path), that block is the title. A page made from a tree has no markup to read: its metadata is what
-    the extraction knows."""
+    headline path), that block is the title; where it says nothing of its language, the language is identified
+    from ``extraction``'s text (:func:`fce.language.identify_language`). A page made from a tree has no markup
+    to read: its metadata is what the extraction knows."""
     markup = page.markup  # (its UTF-8 bytes, where parsed from bytes: decoded as far as they are read)
     found = (Metadata() if markup is None
              else extract_metadata(markup, url=page.url, linked_data=page.cache.get(LINKED_DATA_KEY)))
-    if found.title is None and extraction is not None and extraction.info.get("title") and extraction.blocks:
+    if extraction is None:
+        return found
+    if found.title is None and extraction.info.get("title") and extraction.blocks:
         found = replace(found, title=extraction.blocks[0].text.split("\n", 1)[0] or None)
+    if found.language is None and (language := identify_language(extraction.text)) is not None:
+        found = replace(found, language=language)
     return found
 
 

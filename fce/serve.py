@@ -727,7 +727,7 @@ def create_app(
         if body.method is not None:
             runner = get_method(body.method)
             extraction = run_limited(page_timeout, partial(runner, page), source=source)
-            extraction = replace(extraction, site=site_of(page, body.site), metadata=page_metadata(page))
+            extraction = replace(extraction, site=site_of(page, body.site), metadata=page_metadata(page, extraction))
             extraction = structured(page, extraction, body.format, links=body.links, comments=body.comments)
         else:
             site = site_of(page, body.site)

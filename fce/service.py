@@ -459,7 +459,7 @@ def detect_sources(
         except FceError as exc:
             return DetectResult(source, error=exc)
         extraction = replace(extraction, site=site_of(page, site), fallback_reason=reason,
-                             metadata=page_metadata(page) if metadata else None)
+                             metadata=page_metadata(page, extraction) if metadata else None)
         return DetectResult(source, structured(page, extraction, output, links=links, comments=comments),
                             problem=problem)
 
@@ -492,9 +492,9 @@ def detect_sources(
                     continue
                 try:
                     if runner is not None:
-                        extraction = replace(run_limited(page_timeout, partial(runner, page), source=item.source),
-                                             site=site_of(page, site),
-                                             metadata=page_metadata(page) if metadata else None)
+                        extraction = run_limited(page_timeout, partial(runner, page), source=item.source)
+                        extraction = replace(extraction, site=site_of(page, site),
+                                             metadata=page_metadata(page, extraction) if metadata else None)
                         extraction = structured(page, extraction, output, links=links, comments=comments)
                     elif store_down:
                         yield rescued(page, STORE_ERROR, store_down[0], item.source)

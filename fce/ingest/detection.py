@@ -247,7 +247,7 @@ def _detect_record(record: RawRecord, domain: str | None, extractor: Extractor |
 
             method = get_method(settings.method)
             extraction = run_limited(settings.timeout, lambda: method(page), source=record.url)
-            extraction = replace(extraction, metadata=page_metadata(page))
+            extraction = replace(extraction, metadata=page_metadata(page, extraction))
             if settings.comments:
                 extraction = with_comments(page, extraction)
         else:
