@@ -35,7 +35,9 @@ search), and the body only when the head left a field empty, in a bounded window
   the headline, as Readability.js's excerpt.
 * ``site_name`` — the JSON-LD ``publisher.name`` or ``WebSite`` name, ``og:site_name``, ``application-name``,
   ``publisher``, ``twitter:site`` (without its ``@``).
-* ``language`` — ``<html lang>``, JSON-LD ``inLanguage``, ``content-language``, ``og:locale``; as BCP 47.
+* ``language`` — ``<html lang>``, JSON-LD ``inLanguage``, ``content-language``, ``og:locale``; as BCP 47. (Where
+  the page declares none, :func:`fce.pipeline.page_metadata` names the language of the extracted text:
+  :mod:`fce.language`.)
 * ``canonical_url`` — ``<link rel=canonical>``, ``og:url``, the JSON-LD ``url``; ``image`` — ``og:image``,
   ``twitter:image``, the JSON-LD ``image`` (string, ``ImageObject`` or array); both made absolute against
   ``<base href>`` or ``url``.
