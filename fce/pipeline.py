@@ -82,12 +82,14 @@ MAX_PENDING_OUTCOMES = 100_000
 RECORD_RETRIES = 3
 RECORD_RETRY_DELAY = 0.25
 
-Compiled = Template | Detector | SiteTemplates | SiteDetector
+#: A site's template as :func:`extract` takes it: as learned (one :class:`Template` or a site's layouts,
+#: :class:`SiteTemplates`) or compiled for detection (:class:`Detector`, :class:`SiteDetector`).
+AnyTemplate = Template | Detector | SiteTemplates | SiteDetector
 
 
 def extract(
     page: Page,
-    template: Compiled | None,
+    template: AnyTemplate | None,
     *,
     site: str | None = None,
     fallback: str | None = DEFAULT_FALLBACK,
@@ -200,7 +202,7 @@ def _check_rule(chars: int, expected: int, fallback_chars: int | None) -> CheckR
     return CheckRule.KEPT_ENOUGH
 
 
-def blocks_for(template: Compiled | None, fallback: str | None = DEFAULT_FALLBACK) -> str | None:
+def blocks_for(template: AnyTemplate | None, fallback: str | None = DEFAULT_FALLBACK) -> str | None:
     """The path style in which to segment a page while parsing it (``parse_page(data, blocks=…)``) for
     :func:`extract` with ``template`` and ``fallback``: the template's, when the fallback reads nothing of the page
     but a block tree of that style (:attr:`fce.methods.MethodInfo.blocks`: ``mainblock``, ``plain``) or there is
@@ -229,7 +231,7 @@ def _blocks_read(style: str | None, fallback: str | None) -> str | None:
     return needs if needs is not None and (style is None or style == needs) else None
 
 
-def compile_site(template: Compiled, *, mode: str = DEFAULT_MODE, min_fit: float = MIN_FIT) -> SiteDetector:
+def compile_site(template: AnyTemplate, *, mode: str = DEFAULT_MODE, min_fit: float = MIN_FIT) -> SiteDetector:
     """``template`` as a :class:`~fce.layouts.SiteDetector` (already one: returned as it is; a
     :class:`~fce.detect.Detector`: wrapped once, the wrapper reused)."""
     if isinstance(template, SiteDetector):
@@ -239,7 +241,7 @@ def compile_site(template: Compiled, *, mode: str = DEFAULT_MODE, min_fit: float
     return SiteDetector(template, mode=mode, min_fit=min_fit)
 
 
-def _extract(page: Page, template: Compiled | None, *, site: str | None, fallback: str | None,
+def _extract(page: Page, template: AnyTemplate | None, *, site: str | None, fallback: str | None,
              min_fit: float, mode: str) -> Extraction:
     if template is None:
         if fallback is None:
