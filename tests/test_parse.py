@@ -2,6 +2,7 @@
 
 import codecs
 import re
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -120,6 +121,16 @@ def test_nul_bytes_in_html():
 def test_deep_nesting_does_not_crash():
     page = parse_page(b"<div>" * 100_000 + b"deep" + b"</div>" * 10)
     assert page.root is not None
+
+
+def test_deep_nesting_with_a_tail_of_unclosed_tags_is_fast():
+    # (read as text, UTF-16, so the deep nesting is flattened in Python: each "<b" of the tail was tried to the end
+    # of the page, 5,000 of them 100 s)
+    data = ("<html><body>" + "<span>x" * 3000 + "<b" * 5000).encode("utf-16")
+    started = time.perf_counter()
+    page = parse_page(data)
+    assert time.perf_counter() - started < 10
+    assert "x" in body_text(page)
 
 
 # -- the fast paths give the same tree as the plain ones -------------------------------------------------------------
