@@ -412,7 +412,10 @@ def _heads(page: Page) -> tuple[str | None, str | None]:
     return extract_metadata(html, url=page.url, read_body=False).title, _raw_title(html)
 
 
-_TITLE = re.compile(r"<title[^>]*>([^<]*)</title", re.IGNORECASE)
+#: A ``<title>`` element. Its start tag holds no ``<`` and the quantifiers are possessive, so that each ``<title``
+#: is read up to the next ``<`` at most: with ``[^>]*`` a head of many ``<title`` and no ``>`` took quadratic time
+#: (8,000 of them 0.23 s, a megabyte of them minutes); the same titles on all 3,231 evaluation pages.
+_TITLE = re.compile(r"<title[^<>]*+>([^<]*+)</title", re.IGNORECASE)
 
 
 def _raw_title(html: str) -> str | None:
