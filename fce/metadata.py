@@ -290,7 +290,9 @@ _ROLE_TAIL = re.compile(rf"\s+{_QUALIFIER}+{_ROLE_WORDS}$", re.IGNORECASE)
 _DEGREE = re.compile(r"(?:MA|MS|MSc|BA|BSc|PhD|Ph\.D|MD|M\.D|MPH|RN|DO|DDS|MBA|JD|Jr|Sr|II|III|IV|Esq)\.?",
                      re.IGNORECASE)
 _INVERTED_NAME = re.compile(r"([^\s,;&]+),\s*([^\s,;&]+(?:\s[^\s,;&]+){0,2})")
-_EMAIL = re.compile(r"\S+@\S+\.\w+")
+#: An e-mail address: started only where a run without ``@`` starts, its domain read label by label, so that a text
+#: of many ``@`` is read once (``\S+@\S+\.\w+`` took 13 s for an author meta of 4,096 characters of ``a@``).
+_EMAIL = re.compile(r"(?<![^\s@])[^\s@]++@(?:[^\s@.]++\.)+\w+")
 _URLISH = re.compile(r"(?:https?:|www\.)\S*", re.IGNORECASE)
 _HANDLE = re.compile(r"(?<!\w)@\w+")
 #: A date after a name in a byline: cut from a month name followed by a number, or from a digit.

@@ -635,3 +635,15 @@ def test_any_text_gives_metadata(html: str, url: str | None) -> None:
     assert isinstance(meta, Metadata)
     assert all(isinstance(name, str) and name for name in meta.authors)
     assert meta.published is None or normalize_date(meta.published) == meta.published
+
+
+@pytest.mark.parametrize("value", ["a@" * 30_000, "@a" * 30_000, "a@b.c " * 10_000])
+def test_an_author_of_many_at_signs_is_read_in_linear_time(value: str) -> None:
+    started = time.perf_counter()
+    extract_metadata(f'<html><head><meta name="author" content="{value}"></head><body></body></html>')
+    assert time.perf_counter() - started < 3  # (the e-mail pattern backtracked: 13 s for the first)
+
+
+def test_e_mail_addresses_are_not_authors() -> None:
+    assert split_authors(["Jane Doe jane.doe@news.example.org", "John Roe (john@x.co.uk)"]) == ("Jane Doe",
+                                                                                               "John Roe")
