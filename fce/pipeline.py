@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["CHECK_AGREE_RANGE", "CHECK_AGREE_SHARE", "CHECK_MIN_CHARS", "CHECK_MIN_SHARE", "CHECK_RULES",
            "DEFAULT_FALLBACK", "OUTCOME_BATCH", "Extractor", "OutcomeBatch", "TemplateCache", "blocks_for", "extract",
            "learn_site", "learn_template", "outcome_of", "page_metadata", "parse_blocks", "structured",
-           "with_comments"]
+           "with_comments", "with_outputs"]
 
 #: The single-page method used when no template fits. Arias et al.'s text density (``density``, still available),
 #: measured against every registered method, is far behind (word F1 on the first 100
@@ -121,8 +121,17 @@ def extract(
     the fallback reads nothing but the page's block tree (``mainblock``, ``plain``: its extraction costs a
     selection, not a parse), its extraction is made too, so that the result's ``check`` says how much text it would
     have given — a template result with less text than the fallback's says so."""
-    result = run_limited(timeout, lambda: _extract(page, template, site=site, fallback=fallback, min_fit=min_fit,
-                                                   mode=mode), source=page.source or page.url)
+    return run_limited(timeout, lambda: with_outputs(
+        page, _extract(page, template, site=site, fallback=fallback, min_fit=min_fit, mode=mode),
+        metadata=metadata, output=output, links=links, comments=comments), source=page.source or page.url)
+
+
+def with_outputs(page: Page, result: Extraction, *, metadata: bool = False, output: str = OutputFormat.TEXT,
+                 links: bool = False, comments: bool = False) -> Extraction:
+    """``result`` with what was asked of it beyond its text: the page's metadata (:func:`page_metadata`), its
+    content as ``output`` and its reader comments (:func:`structured`). Every caller runs it under the page's
+    time limit together with the extraction (:func:`fce.limits.run_limited`): these read the page's markup
+    again, and a hostile page can make them as slow as the extraction."""
     if metadata:
         result = replace(result, metadata=page_metadata(page, result))
     return structured(page, result, output, links=links, comments=comments)

@@ -90,9 +90,8 @@ from fce.pipeline import (
     TemplateCache,
     extract,
     learn_site,
-    page_metadata,
     parse_blocks,
-    structured,
+    with_outputs,
 )
 from fce.service import DetectResult, error_status, save_template, site_rows
 from fce.sites import normalize_site, site_of
@@ -726,9 +725,9 @@ def create_app(
                                                  source=source, max_bytes=max_page, blocks=blocks), source=source)
         if body.method is not None:
             runner = get_method(body.method)
-            extraction = run_limited(page_timeout, partial(runner, page), source=source)
-            extraction = replace(extraction, site=site_of(page, body.site), metadata=page_metadata(page, extraction))
-            extraction = structured(page, extraction, body.format, links=body.links, comments=body.comments)
+            extraction = run_limited(page_timeout, lambda: with_outputs(
+                page, replace(runner(page), site=site_of(page, body.site)), metadata=True, output=body.format,
+                links=body.links, comments=body.comments), source=source)
         else:
             site = site_of(page, body.site)
             entry = templates.get(site, body.mode)

@@ -51,7 +51,7 @@ from fce.learn import RECOMMENDED_PAGES
 from fce.limits import DEFAULT_PAGE_TIMEOUT, run_limited
 from fce.methods import get_method
 from fce.parse import MAX_PAGE_BYTES, Page
-from fce.pipeline import DEFAULT_FALLBACK, Extractor, learn_site, page_metadata, parse_blocks, structured
+from fce.pipeline import DEFAULT_FALLBACK, Extractor, learn_site, parse_blocks, with_outputs
 from fce.sites import normalize_site, site_of
 from fce.sources import READ_BATCH, PageInput, expand_sources, read_sources
 from fce.template import SiteTemplates, Template
@@ -455,13 +455,17 @@ def detect_sources(
         """The page extracted by the fallback, for ``reason``; a result with the error where that fails too."""
         assert rescue is not None
         try:
-            extraction = run_limited(page_timeout, partial(rescue, page), source=source)
+            extraction = run_limited(page_timeout, partial(by_method, page, rescue, reason), source=source)
         except FceError as exc:
             return DetectResult(source, error=exc)
-        extraction = replace(extraction, site=site_of(page, site), fallback_reason=reason,
-                             metadata=page_metadata(page, extraction) if metadata else None)
-        return DetectResult(source, structured(page, extraction, output, links=links, comments=comments),
-                            problem=problem)
+        return DetectResult(source, extraction, problem=problem)
+
+    def by_method(page: Page, method: Callable[[Page], Extraction] | None = runner,
+                  reason: str | None = None) -> Extraction:
+        """``method``'s extraction of ``page``, with what was asked beyond its text (under the page's limit)."""
+        assert method is not None
+        return with_outputs(page, replace(method(page), site=site_of(page, site), fallback_reason=reason),
+                            metadata=metadata, output=output, links=links, comments=comments)
 
     def results() -> Iterator[DetectResult]:
         done = 0
@@ -492,10 +496,7 @@ def detect_sources(
                     continue
                 try:
                     if runner is not None:
-                        extraction = run_limited(page_timeout, partial(runner, page), source=item.source)
-                        extraction = replace(extraction, site=site_of(page, site),
-                                             metadata=page_metadata(page, extraction) if metadata else None)
-                        extraction = structured(page, extraction, output, links=links, comments=comments)
+                        extraction = run_limited(page_timeout, partial(by_method, page), source=item.source)
                     elif store_down:
                         yield rescued(page, STORE_ERROR, store_down[0], item.source)
                         continue

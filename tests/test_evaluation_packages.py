@@ -9,8 +9,7 @@ import pytest
 
 from fce.errors import SourceError
 from fce.evaluation.packages import Document, GoldStatus, group_by_site, iter_documents, read_description
-
-DATA_ROOT = Path("/work/shared/data")
+from tests._data import DATA
 
 
 def _write(path: Path, content: str | bytes) -> Path:
@@ -163,11 +162,12 @@ def test_empty_directory(tmp_path: Path) -> None:
     assert list(iter_documents(tmp_path)) == []
 
 
-@pytest.mark.skipif(not (DATA_ROOT / "cleanportaleval").is_dir(), reason="shared data not present")
+@pytest.mark.skipif(DATA is None, reason="shared data not present")
 def test_real_dataset_cleanportaleval() -> None:
     # README: 71 pages, 4 sites, 1 empty gold (bbc.co.uk_news_05); one more is an annotator's note that the page
     # has no article (bbc.co.uk_news_04: "<!-- this page contains no article -->")
-    docs = list(iter_documents(DATA_ROOT / "cleanportaleval"))
+    assert DATA is not None
+    docs = list(iter_documents(DATA / "cleanportaleval"))
     assert len(docs) == 71
     assert {d.site for d in docs} == {"tv.msnbc.com", "washingtonpost.com", "blogs.wsj.com", "bbc.co.uk"}
     assert [d.doc_id for d in docs if d.status == GoldStatus.EMPTY] == ["bbc.co.uk_news_04", "bbc.co.uk_news_05"]

@@ -178,6 +178,33 @@ def test_extract_timeout_bounds_the_fallback(slow_method: str) -> None:
     assert time.monotonic() - started < 2 and str(caught.value).startswith("p.html: ")
 
 
+def _slow_output(*args: object, **kwargs: object) -> None:
+    spin(10)
+
+
+@pytest.mark.parametrize(("output", "slow"), [("text", "page_metadata"), ("markdown", "to_markdown"),
+                                              ("html", "to_html")])
+def test_metadata_and_structure_are_inside_the_limit(output: str, slow: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # they read the page's markup again: a page on which they are slow is a timeout, not a hang
+    monkeypatch.setattr(fce.pipeline, slow, _slow_output)
+    page = fce.parse_page(PAGE, source="p.html")
+    started = time.monotonic()
+    with pytest.raises(PageTimeoutError) as caught:
+        fce.extract(page, None, metadata=True, output=output, timeout=0.2)
+    assert time.monotonic() - started < 2 and str(caught.value).startswith("p.html: ")
+
+
+@pytest.mark.parametrize("how", [["--method", "mainblock"], ["--store", "memory://"]])
+def test_cli_page_timeout_bounds_the_metadata(how: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FCE_DATA_DIR", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(fce.pipeline, "page_metadata", _slow_output)
+    (tmp_path / "p.html").write_bytes(PAGE)
+    result = CliRunner().invoke(cli.app, ["detect", *how, "--page-timeout", "0.2", "--format", "json", "p.html"])
+    assert result.exit_code == PageTimeoutError.exit_code
+    assert result.stderr.splitlines() == ["fce: error: p.html: processing took longer than the 0.2 s time limit"]
+
+
 def test_learning_timeout_is_per_page(monkeypatch: pytest.MonkeyPatch) -> None:
     # learning these 20 pages takes ~15 ms: an interruption dropped by a GC callback (dask.distributed's, left by
     # earlier tests) must be raised again well within that

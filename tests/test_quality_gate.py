@@ -16,13 +16,12 @@ The whole gate takes ~45 s on 2 cores.
 from __future__ import annotations
 
 import math
-import os
-from pathlib import Path
 
 import pytest
 
 from fce.evaluation.harness import TEMPLATE_METHOD, evaluate
 from fce.evaluation.measures import WORD
+from tests._data import DATA
 
 #: The floors: (dataset, extractor, statistic) -> word F1. ``page`` is the mean over pages, ``site`` the mean over
 #: sites of the per-site means. Set 0.002 below the figures of the commit that pinned them (the evaluation is
@@ -47,15 +46,6 @@ DIRECTORIES = {
 }  # fmt: skip
 
 
-def _data_root() -> Path | None:
-    here = Path(__file__).resolve().parents[1]
-    for candidate in (os.environ.get("FCE_DATA"), here.parent / "shared" / "data", "/work/shared/data"):
-        if candidate and (Path(candidate) / "msv-big9").is_dir():
-            return Path(candidate)
-    return None
-
-
-DATA = _data_root()
 pytestmark = pytest.mark.skipif(DATA is None, reason="the shared evaluation data (../shared/data or FCE_DATA) is "
                                                      "not here: quality gate skipped")
 

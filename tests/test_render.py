@@ -35,10 +35,10 @@ from fce.render.document import _TOKENS, _tokens, join_pieces
 from fce.render.html import _escape_attribute, _escape_text
 from fce.render.links import Links
 from fce.render.markdown import _MAY_ESCAPE, _markdown_nodes, _may_escape
+from tests._data import DATA
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "markdown_digests.json"
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "site"
-DATA = Path(os.environ.get("FCE_DATA", "/work/shared/data"))
 
 
 def _whole(html, *, events=False, url=None):
@@ -502,9 +502,10 @@ def _golden_digests():
     return json.loads(GOLDEN.read_text(encoding="utf-8")) if GOLDEN.exists() else {}
 
 
-@pytest.mark.skipif(not DATA.is_dir(), reason="the evaluation data is not here")
+@pytest.mark.skipif(DATA is None, reason="the evaluation data is not here")
 @pytest.mark.parametrize("relative", GOLDEN_PAGES)
 def test_golden_markdown_digests(relative):
+    assert DATA is not None
     path = DATA / relative
     if not path.is_file():
         pytest.skip(f"{relative} is not in the evaluation data here")

@@ -32,7 +32,7 @@ from fce.ingest.readers import InputSource, RawRecord, open_input
 from fce.ingest.settings import Settings, parse_record
 from fce.kinds import FallbackReason
 from fce.limits import run_limited
-from fce.pipeline import TEMPLATE_CACHE_SIZE, extract, page_metadata, with_comments
+from fce.pipeline import TEMPLATE_CACHE_SIZE, extract, with_outputs
 from fce.sites import site_of
 
 if TYPE_CHECKING:
@@ -246,10 +246,8 @@ def _detect_record(record: RawRecord, domain: str | None, extractor: Extractor |
             from fce.methods import get_method
 
             method = get_method(settings.method)
-            extraction = run_limited(settings.timeout, lambda: method(page), source=record.url)
-            extraction = replace(extraction, metadata=page_metadata(page, extraction))
-            if settings.comments:
-                extraction = with_comments(page, extraction)
+            extraction = run_limited(settings.timeout, lambda: with_outputs(
+                page, method(page), metadata=True, comments=settings.comments), source=record.url)
         else:
             assert extractor is not None
             detector = _detector(extractor, domain, unusable)  # outside the limit: it may wait for the store
