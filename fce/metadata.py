@@ -35,9 +35,8 @@ search), and the body only when the head left a field empty, in a bounded window
   the headline, as Readability.js's excerpt.
 * ``site_name`` — the JSON-LD ``publisher.name`` or ``WebSite`` name, ``og:site_name``, ``application-name``,
   ``publisher``, ``twitter:site`` (without its ``@``).
-* ``language`` — ``<html lang>``, JSON-LD ``inLanguage``, ``content-language``, ``og:locale``; as BCP 47. (Where
-  the page declares none, :func:`fce.pipeline.page_metadata` names the language of the extracted text:
-  :mod:`fce.language`.)
+* ``language`` — ``<html lang>``, JSON-LD ``inLanguage``, ``content-language``, ``og:locale``; as BCP 47; where
+  the page declares none, the language of its extracted text (``text``: :mod:`fce.language`).
 * ``canonical_url`` — ``<link rel=canonical>``, ``og:url``, the JSON-LD ``url``; ``image`` — ``og:image``,
   ``twitter:image``, the JSON-LD ``image`` (string, ``ImageObject`` or array); both made absolute against
   ``<base href>`` or ``url``.
@@ -68,6 +67,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from fce._accel import compiled
+from fce.language import identify_language
 
 __all__ = [
     "Metadata",
@@ -240,10 +240,10 @@ _BYLINE_HINT = re.compile(r"byline|author|dateline|writtenby|p-author", re.IGNOR
 #: from it (decoding the whole page was a sixth of the metadata's time).
 _SYNTAX: dict[type, dict[str, Any]] = {
     str: {"tag_at": _TAG_AT, "paragraph": _PARAGRAPH, "attributes": _BYLINE_ATTRIBUTES,
-          "script_end": _SCRIPT_END,
+          "script_end": _SCRIPT_END, "meta": _META, "title": _TITLE, "html_tag": _HTML_TAG, "lang": _LANG,
           **{needle: needle for needle in ("<", ">", "=", "<h1", "<h2", "<H1", "<H2", "datePublished", "<time",
                                            "uthor", "yline", 'itemprop="name"', "</", "<p", "application/ld+json",
-                                           "script", "<!--", "-->", "</script")}},
+                                           "script", "<!--", "-->", "</script", "canonical", "<base")}},
 }
 _SYNTAX[bytes] = {key: (re.compile(value.pattern.encode(), value.flags & re.IGNORECASE) if isinstance(value, re.Pattern)
                         else tuple(v.encode() for v in value) if isinstance(value, tuple) else value.encode())
@@ -379,7 +379,8 @@ class Metadata:
 
 
 def extract_metadata(html: str | bytes, *, url: str | None = None, read_body: bool = True,
-                     linked_data: Sequence[str] | None = None) -> Metadata:
+                     linked_data: Sequence[str] | None = None, text: str | None = None,
+                     headline: str | None = None) -> Metadata:
     """The metadata of a page from its HTML, as text or as UTF-8 bytes. Never raises.
 
     ``url`` (where the page was fetched) makes relative URLs absolute, names the site whose name is cut from
@@ -388,22 +389,27 @@ def extract_metadata(html: str | bytes, *, url: str | None = None, read_body: bo
     pages without structured metadata. ``linked_data``: the text of the page's JSON-LD scripts, where the parse
     already found them (:attr:`fce.blocks.BlockTree.linked_data`); else they are searched for in ``html``, which
     costs about a fifth of the metadata's time (``bench/output_bench.py``). ``html`` may be the page's UTF-8
-    bytes (:attr:`fce.parse.Page.markup`): with ``linked_data`` known, only its head is decoded then, the body
-    window is read in the bytes (its positions and sizes counted in bytes) and only the values taken from it are
-    decoded (decoding the whole page was a sixth of the metadata's time); without it, the bytes are decoded."""
-    data: bytes | None = None
-    data_head_end = 0
+    bytes (:attr:`fce.parse.Page.markup`): the head and the body window are then read in the bytes (positions
+    and sizes counted in bytes) and only the values taken from them are decoded (decoding the whole page was a
+    sixth of the metadata's time, decoding its head a twentieth); a page without ``</head>`` or ``<body`` is
+    decoded.
+
+    ``text``, the page's extracted main text, names the language where the markup declares none
+    (:func:`fce.language.identify_language`); ``headline``, the title where the markup gives none (a site
+    template's learned headline block)."""
+    head_end = 0
     if not isinstance(html, str):
         html = bytes(html) if isinstance(html, bytes | bytearray) else b""
         end = _HEAD_END_BYTES.search(html, 0, HEAD_MAX_CHARS)
         if end is None:
             html = html.decode("utf-8", "replace")
-        else:  # (the head ends at an ASCII "<": its bytes decode to the text's first characters)
+        else:  # the head is read in the bytes too, and only the values taken from it are decoded
+            head_end = end.start()
             if linked_data is None:  # (bytes are read as bytes however the page was parsed: the same windows)
                 linked_data = list(_json_ld_sources(html))
-            data, data_head_end, html = html, end.start(), html[:end.start()].decode("utf-8", "replace")
+    if isinstance(html, str):
+        head_end = _head_end(html)
     url = url if isinstance(url, str) else None
-    head_end = _head_end(html) if data is None else len(html)
     fields, raw_title, lang = _scan_head(html, head_end)
     entity = _linked_data(html, linked_data)
     base = _Base(html, head_end, url)
@@ -413,8 +419,7 @@ def extract_metadata(html: str | bytes, *, url: str | None = None, read_body: bo
     if site_name and site_name[0] == "@":  # twitter:site is a handle
         site_name = site_name[1:] or None
     title = _title(entity, fields, raw_title, site_name, url or canonical)
-    body = (_Body(html, head_end, title, read_body) if data is None
-            else _Body(data, data_head_end, title, read_body))
+    body = _Body(html, head_end, title, read_body)
 
     authors = entity.get("authors") or ()
     if not authors:
@@ -433,9 +438,11 @@ def extract_metadata(html: str | bytes, *, url: str | None = None, read_body: bo
     language = normalize_language(lang) or normalize_language(entity.get("language"))
     if language is None:
         language = next(filter(None, map(normalize_language, _all(fields.get("language")))), None)
+    if language is None and text:
+        language = identify_language(text)
     image = base.absolute(_first(fields.get("image")) or entity.get("image"))
     return Metadata(
-        title=title,
+        title=title or headline,
         authors=authors,
         published=published,
         modified=_pick_date(entity.get("modified"), fields.get("modified")),
@@ -459,13 +466,18 @@ def _head_end(text: str) -> int:
     return match.start() if match else min(len(text), HEAD_FALLBACK_CHARS)
 
 
-def _scan_head(text: str, end: int) -> tuple[dict[str, _Keyed], str | None, str | None]:
+def _scan_head(text: str | bytes, end: int) -> tuple[dict[str, _Keyed], str | None, str | None]:
     """The head's ``<meta>`` values by the field they give (see _FIELD_OF; per field, best key first, each key's
     values in document order; entities are decoded by :func:`_text` and :func:`_absolute` in the values used),
-    its ``<title>`` and ``<html lang>``."""
+    its ``<title>`` and ``<html lang>``; read in the page's text or its UTF-8 bytes (then the keys and the values
+    are decoded as they are read)."""
+    syntax = _SYNTAX[type(text)]
+    raw = not isinstance(text, str)
     found: dict[str, dict[str, list[str]]] = {}
-    for k1, k2, k3, v1, v2, v3, w1, w2, w3, j1, j2, j3 in _META.findall(text, 0, end):
+    for k1, k2, k3, v1, v2, v3, w1, w2, w3, j1, j2, j3 in syntax["meta"].findall(text, 0, end):
         key = k1 or k2 or k3 or j1 or j2 or j3
+        if raw:
+            key = key.decode("utf-8", "replace")
         where = _FIELD_OF.get(key)
         if where is None:
             key = key.lower()
@@ -475,6 +487,8 @@ def _scan_head(text: str, end: int) -> tuple[dict[str, _Keyed], str | None, str 
         value = v1 or v2 or v3 or w1 or w2 or w3
         if not value:
             continue
+        if raw:
+            value = value.decode("utf-8", "replace")
         if where is not None:  # the common case, spelled out: this loop runs for every <meta> of the head
             keys = found.get(where[0])
             if keys is None:
@@ -490,11 +504,11 @@ def _scan_head(text: str, end: int) -> tuple[dict[str, _Keyed], str | None, str 
                 found.setdefault(field[0], {}).setdefault(name, []).append(value)
     fields = {field: list(keys.items()) if len(keys) == 1 else sorted(keys.items(), key=_key_rank)
               for field, keys in found.items()}
-    match = _TITLE.search(text, 0, end)
-    title = match.group(1) if match else None
-    match = _HTML_TAG.search(text, 0, min(end, HTML_TAG_SEARCH_CHARS))
-    match = _LANG.search(match.group(0)) if match else None
-    return fields, title, match.group(1).strip("\"'") if match else None
+    match = syntax["title"].search(text, 0, end)
+    title = _decoded(match.group(1)) if match else None
+    match = syntax["html_tag"].search(text, 0, min(end, HTML_TAG_SEARCH_CHARS))
+    match = syntax["lang"].search(match.group(0)) if match else None
+    return fields, title, _decoded(match.group(1)).strip("\"'") if match else None
 
 
 def _meta_keys(key: str) -> list[str]:
@@ -513,13 +527,13 @@ def _key_rank(item: tuple[str, list[str]]) -> int:
     return _FIELD_OF[item[0]][1]
 
 
-def _head_tag(text: str, end: int, needle: str, tag: str, attribute: str, rel: str | None) -> str | None:
+def _head_tag(text: str | bytes, end: int, needle: str, tag: str, attribute: str, rel: str | None) -> str | None:
     """The ``attribute`` of the first ``<tag>`` of the head that contains ``needle`` (and whose ``rel`` holds
     ``rel``, when given): ``<link rel=canonical href>``, ``<base href>``."""
-    if text.find(needle, 0, end) < 0:
-        return None
+    syntax = _SYNTAX[type(text)]
+    needle = syntax[needle]
     for hit in _find_all(text, needle, 0, end):
-        tag_start = text.rfind("<", max(0, hit - MAX_TAG_CHARS), hit + 1)
+        tag_start = text.rfind(syntax["<"], max(0, hit - MAX_TAG_CHARS), hit + 1)
         name, attrs, _ = _tag_at(text, tag_start) if tag_start >= 0 else ("", {}, 0)
         if name == tag and attrs.get(attribute) and (rel is None or rel in attrs.get("rel", "").lower().split()):
             return attrs[attribute]
@@ -678,7 +692,7 @@ def _host_name(host: str | None) -> str | None:
 # --- JSON-LD -----------------------------------------------------------------------------------------------------
 
 
-def _linked_data(text: str, scripts: Sequence[str] | None = None) -> dict[str, Any]:
+def _linked_data(text: str | bytes, scripts: Sequence[str] | None = None) -> dict[str, Any]:
     """What JSON-LD says, cleaned: the fields of the page's main entity (the best-ranked node, the first of
     equals: see _rank) and the site name (its publisher's name, else the ``WebSite`` node's). ``scripts``: the
     JSON-LD scripts' text, where known (else they are searched for in ``text``)."""
@@ -1281,7 +1295,7 @@ class _Base:
 
     __slots__ = ("_text", "_head_end", "_url", "_base")
 
-    def __init__(self, text: str, head_end: int, url: str | None) -> None:
+    def __init__(self, text: str | bytes, head_end: int, url: str | None) -> None:
         self._text, self._head_end, self._url = text, head_end, url
         self._base: str | None | bool = False  # False: not looked for yet
 

@@ -185,16 +185,16 @@ def page_metadata(page: Page, extraction: Extraction | None = None) -> Metadata:
     headline path), that block is the title; where it says nothing of its language, the language is identified
     from ``extraction``'s text (:func:`fce.language.identify_language`). A page made from a tree has no markup
     to read: its metadata is what the extraction knows."""
+    headline = text = None
+    if extraction is not None:
+        text = extraction.text
+        if extraction.info.get("title") and extraction.blocks:
+            headline = extraction.blocks[0].text.split("\n", 1)[0] or None
     markup = page.markup  # (its UTF-8 bytes, where parsed from bytes: decoded as far as they are read)
-    found = (Metadata() if markup is None
-             else extract_metadata(markup, url=page.url, linked_data=page.cache.get(LINKED_DATA_KEY)))
-    if extraction is None:
-        return found
-    if found.title is None and extraction.info.get("title") and extraction.blocks:
-        found = replace(found, title=extraction.blocks[0].text.split("\n", 1)[0] or None)
-    if found.language is None and (language := identify_language(extraction.text)) is not None:
-        found = replace(found, language=language)
-    return found
+    if markup is None:
+        return Metadata(title=headline, language=identify_language(text) if text else None)
+    return extract_metadata(markup, url=page.url, linked_data=page.cache.get(LINKED_DATA_KEY), text=text,
+                            headline=headline)
 
 
 def _check_rule(chars: int, expected: int, fallback_chars: int | None) -> CheckRule:

@@ -588,12 +588,23 @@ def test_bytes_with_the_linked_data_known_give_what_the_text_gives() -> None:
     # the head alone is decoded, the rest where the body window is read (a byline and a date from the body)
     body = ("<nav><p>Home</p></nav><h1>Caf\u00e9 society returns</h1><p class='byline'>By Jos\u00e9 Ram\u00edrez</p>"
             "<time datetime='2021-03-04'>4 March</time><p>" + "Na\u00efve caf\u00e9 regulars came back. " * 4 + "</p>")
-    for html in (page("<title>Caf\u00e9 society returns</title>", body), page("<title>x</title>"), "<p>no head</p>"):
+    # the head is read in the bytes too: its keys and values are decoded as they are taken
+    head = ('<base href="https://example.org/caf\u00e9/"><link rel="canonical" href="story?x=1&amp;y=\u00e9">'
+            '<meta property="og:title" content="Caf\u00e9 cr\u00e8me &amp; more">'
+            '<meta content="Jos\u00e9 Ram\u00edrez" name="author"><meta name="DC.subject" content="caf\u00e9s">'
+            '<meta name="description" content="Les caf\u00e9s rouvrent \u2014 enfin"><title>Caf\u00e9 | Site</title>')
+    for html in (page("<title>Caf\u00e9 society returns</title>", body), page("<title>x</title>"), "<p>no head</p>",
+                 page(head, body, lang="fr-CA")):
         for scripts in ([], ['{"@type": "NewsArticle", "headline": "Caf\u00e9"}']):
             text = extract_metadata(html, url="https://example.com/a", linked_data=scripts)
             assert extract_metadata(html.encode(), url="https://example.com/a", linked_data=scripts) == text
     meta = extract_metadata(page("<title>Caf\u00e9 society returns</title>", body).encode(), linked_data=[])
     assert meta.authors == ("José Ramírez",) and meta.published == "2021-03-04"
+    meta = extract_metadata(page(head, body, lang="fr-CA").encode(), linked_data=[])
+    assert (meta.title, meta.authors, meta.language, meta.categories) == (
+        "Café crème & more", ("José Ramírez",), "fr-CA", ("cafés",))
+    assert meta.canonical_url == "https://example.org/café/story?x=1&y=é"  # against <base>, entities decoded
+    assert meta.description == "Les cafés rouvrent — enfin"
 
 
 def test_bytes_give_the_same_metadata_with_the_linked_data_found_or_known() -> None:
