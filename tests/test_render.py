@@ -290,6 +290,30 @@ def test_a_header_row_from_th_or_thead():
     assert "<thead>" not in to_html(*_whole(page.replace(b"th>", b"td>")))
 
 
+def _table(cells: list[list[str]], head: str = "") -> bytes:
+    rows = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in cells)
+    return f"<body><table>{head}{rows}</table></body>".encode()
+
+
+def test_a_table_of_columns_of_text_is_layout_unless_it_has_a_data_table_s_marks():
+    columns = [["<p>Posted on 11/18</p>", "<p>Thank you so much!</p><p>Use of the word: 3,171.</p>"],
+               ["<p>Posted on 11/17</p>", "<p>A quick search reveals more.</p>"]]
+    doc = structure(*_whole(_table(columns)))
+    assert [type(n) for n in doc] == [Paragraph] * 5 and doc[2] == Paragraph(("Use of the word: 3,171.",))
+    one_line = [[cell.replace("</p><p>", " ") for cell in row] for row in columns]
+    assert isinstance(structure(*_whole(_table(one_line)))[0], Table)  # (one paragraph a cell: as before)
+    marked = {
+        "a header row": _table(columns, "<tr><th>Date</th><th>Post</th></tr>"),
+        "a bold row": _table([["<b>Date</b>", "<b>Post</b>"], *columns]),
+        "a caption": _table(columns, "<caption>Posts</caption>"),
+        "ten rows": _table(columns * 5),
+        "five columns": _table([[*row, "a", "b", "c"] for row in columns]),
+    }
+    for mark, page in marked.items():
+        assert [type(n) for n in structure(*_whole(page))][-1:] == [Table], mark
+    assert isinstance(structure(*_whole(_table([["", "<b>Post</b>"], *columns])))[0], Paragraph)  # one bold cell
+
+
 def test_preformatted_text_keeps_its_lines_and_the_plain_text_does_not():
     html = (b"<body><pre>\n  first\n\n\tsecond <b>bold</b>\r\n  third  <span>in span</span><div>block</div>end\n"
             b"</pre></body>")

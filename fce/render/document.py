@@ -114,6 +114,15 @@ _CELLS = frozenset({"td", "th"})
 #: data: written as its cells' content.
 MIN_TABLE_ROWS = 2
 MIN_TABLE_COLUMNS = 2
+#: A table one of whose cells holds more paragraphs (or headings) than this is taken for layout too (a 2000s page's
+#: columns of text in a table, a forum post beside its date), unless it has a data table's marks, after
+#: Readability.js's ``_markDataTables``: a header row (``<th>`` cells, ``<thead>``, or a row of bold cells), a
+#: caption, DATA_TABLE_MIN_ROWS rows or more than LAYOUT_TABLE_MAX_COLUMNS columns. On the 3,231 pages of
+#: ``../shared/data`` this writes 15 of 214 markdown tables as paragraphs: menus, sidebars, columns of text, posts,
+#: a bulleted list set as a table; the price, dosage and listing tables whose cells hold two lines stay tables.
+MAX_CELL_PARAGRAPHS = 1
+DATA_TABLE_MIN_ROWS = 10
+LAYOUT_TABLE_MAX_COLUMNS = 4
 
 
 # -- from the block tree to the document -------------------------------------------------------------------------------
@@ -183,7 +192,7 @@ class _TableState:
     caption, everything it holds as plain nodes (what it is written as when it cannot be a :class:`Table`), and
     whether it still can be one."""
 
-    __slots__ = ("caption", "nodes", "ok", "row", "row_th", "rows", "section")
+    __slots__ = ("caption", "columns_of_text", "nodes", "ok", "row", "row_th", "rows", "section")
 
     def __init__(self) -> None:
         self.rows: list[tuple[tuple[Inline, ...], bool, bool]] = []
@@ -193,6 +202,7 @@ class _TableState:
         self.row: list[Inline] | None = None
         self.row_th = True
         self.section: str | None = None
+        self.columns_of_text = False  # a cell holds several paragraphs
 
     def node(self) -> list[Node]:
         rows = self.rows
@@ -201,7 +211,18 @@ class _TableState:
         width = len(rows[0][0])
         if width < MIN_TABLE_COLUMNS or any(len(cells) != width for cells, _, _ in rows):
             return self.nodes
-        return [Table(tuple(cells for cells, _, _ in rows), rows[0][1] or rows[0][2], tuple(self.caption))]
+        header = rows[0][1] or rows[0][2]
+        if (self.columns_of_text and not header and not self.caption and len(rows) < DATA_TABLE_MIN_ROWS
+                and width <= LAYOUT_TABLE_MAX_COLUMNS and not _bold_row(rows[0][0])):
+            return self.nodes
+        return [Table(tuple(cells for cells, _, _ in rows), header, tuple(self.caption))]
+
+
+def _bold_row(cells: tuple[Inline, ...]) -> bool:
+    """Whether a row is a header written in bold cells: at least two cells hold text, each all in one ``<b>``."""
+    filled = [cell for cell in cells if cell]
+    return len(filled) >= 2 and all(len(cell) == 1 and isinstance(cell[0], Span) and cell[0].kind == "strong"
+                                    for cell in filled)
 
 
 @cython.cclass
@@ -550,6 +571,8 @@ class _Reader:
         if not state.ok:  # (no table: its cells' content is all it is written as, in state.nodes)
             return
         line = one_line(nodes)
+        if len(nodes) > MAX_CELL_PARAGRAPHS:
+            state.columns_of_text = True
         if line is None:
             state.ok = False
         elif state.row is not None:
