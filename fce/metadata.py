@@ -214,8 +214,11 @@ _HEAD_END_BYTES = re.compile(_HEAD_END.pattern.encode())
 #: One whole tag: name and attribute text (possessive, so that a tag that never closes fails in linear time).
 _TAG_AT = re.compile(r"""<([a-zA-Z][\w:-]{0,40})((?:[^<>"']++|"[^"]*+"|'[^']*+')*+)>""")
 _ATTRIBUTE = re.compile(r"""([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
-_PARAGRAPH = re.compile(r"<[pP][\s>]")
+#: A paragraph's start tag, to its ">" (a ">" inside a quoted value does not end it): its attributes are not text.
+_PARAGRAPH = re.compile(r"""<[pP](?:>|\s(?:[^<>"']++|"[^"]*+"|'[^']*+')*+>)""")
 _ANY_TAG = re.compile(r"<[^<>]*>")
+#: A character reference or a named one, with its ";": what is left of a value encoded twice once decoded once.
+_ENTITY = re.compile(r"&(?:#[0-9]{1,8}|#[xX][0-9a-fA-F]{1,8}|[a-zA-Z][a-zA-Z0-9]{1,31});")
 _BREAK = re.compile(r"<br\b[^<>]*>", re.IGNORECASE)
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _SCRIPT_END = re.compile(r"</script", re.IGNORECASE)
@@ -565,6 +568,8 @@ def _text(value: Any, limit: int = MAX_VALUE_CHARS) -> str | None:
         value = _ANY_TAG.sub(" ", value)
     if "&" in value:
         value = html_lib.unescape(value)
+        if "&" in value and _ENTITY.search(value):  # encoded twice (a CMS's escaping of its own escapes)
+            value = html_lib.unescape(value)
     return " ".join(value.split()) or None
 
 

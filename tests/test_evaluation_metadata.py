@@ -29,9 +29,9 @@ from fce.metadata import Metadata
 from tests._data import DATA
 
 READABILITY = DATA / "readability" if DATA is not None else None
-#: fce's floors on the Readability pages (measured: title 96.9 %, authors 69.7 %, published 100 %, site name
-#: 100 %, description 64.1 %, language 98.6 %), a few points below so that a regression fails, not noise.
-FLOORS = {"title": 0.93, "authors": 0.64, "published": 0.95, "site_name": 0.95, "description": 0.60,
+#: fce's floors on the Readability pages (measured: title 97.6 %, authors 69.7 %, published 100 %, site name
+#: 100 %, description 69.5 %, language 98.6 %), a few points below so that a regression fails, not noise.
+FLOORS = {"title": 0.93, "authors": 0.64, "published": 0.95, "site_name": 0.95, "description": 0.65,
           "language": 0.95}
 
 needs_data = pytest.mark.skipif(READABILITY is None or not READABILITY.is_dir(),

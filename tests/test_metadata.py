@@ -232,6 +232,10 @@ def test_open_graph_gives_every_field() -> None:
     ('<meta name="sailthru.author" content="Jane Doe">', "authors", ("Jane Doe",)),
     ('<meta property="article:author" content="https://facebook.com/jane">', "authors", ()),
     ('<meta name="description" content="A page &amp; its summary.">', "description", "A page & its summary."),
+    # encoded twice (a CMS escaping its own escapes): decoded twice, as Readability.js reads meta values
+    ('<meta name="description" content="That&amp;#039;s AT&amp;amp;T &amp;#x1F62D;">', "description",
+     "That's AT&T \U0001f62d"),
+    ('<meta property="og:title" content="Fish &amp;amp; chips">', "title", "Fish & chips"),
     ('<meta name="keywords" content="a, b ,c">', "tags", ("a", "b", "c")),
     ('<meta name="news_keywords" content="x">', "tags", ("x",)),
     ('<meta name="parsely-tags" content="tag,tag-with-dashes">', "tags", ("tag", "tag-with-dashes")),
@@ -350,6 +354,11 @@ def test_description_falls_back_to_the_first_long_paragraph_after_the_headline()
     body = f"<nav><p>Home</p></nav><h1>Harbour plan approved today</h1><p>By Jane</p><p>{paragraph}</p>"
     meta = extract_metadata(page("<title>Harbour plan approved today</title>", body))
     assert meta.description == paragraph
+    for start_tag in ('<p class="lead" data-note="a > b">', "<P\nALIGN=left>"):  # its attributes are not text
+        body = f"<h1>Harbour plan approved today</h1>{start_tag}{paragraph}</p>"
+        html = page("<title>Harbour plan approved today</title>", body)
+        assert extract_metadata(html).description == paragraph
+        assert extract_metadata(html.encode(), linked_data=[]).description == paragraph
 
 
 def test_url_date_is_the_last_resort() -> None:
