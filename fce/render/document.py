@@ -118,7 +118,7 @@ MIN_TABLE_COLUMNS = 2
 #: columns of text in a table, a forum post beside its date), unless it has a data table's marks, after
 #: Readability.js's ``_markDataTables``: a header row (``<th>`` cells, ``<thead>``, or a row of bold cells), a
 #: caption, DATA_TABLE_MIN_ROWS rows or more than LAYOUT_TABLE_MAX_COLUMNS columns. On the 3,231 pages of
-#: ``../shared/data`` this writes 15 of 214 markdown tables as paragraphs: menus, sidebars, columns of text, posts,
+#: ``../shared/data`` this writes 16 of 214 markdown tables as paragraphs: menus, sidebars, columns of text, posts,
 #: a bulleted list set as a table; the price, dosage and listing tables whose cells hold two lines stay tables.
 MAX_CELL_PARAGRAPHS = 1
 DATA_TABLE_MIN_ROWS = 10
