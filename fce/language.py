@@ -33,6 +33,7 @@ LANGUAGE_ID_CHARS = 1000
 #: 210–370 at 2,000), so a text of a few lines is named by none.
 LANGUAGE_ID_MAX_RANK = 450
 
+
 def identify_language(text: str) -> str | None:
     """The ISO 639-1 code of the language ``text`` is written in, or None where none is clear (a short text, a
     list of names or numbers, a mix)."""

@@ -24,12 +24,10 @@ four per-site evaluation sets (README, "How it works"):
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import fields, replace
 from datetime import UTC, datetime
-from html import unescape
 from itertools import compress
 from typing import Any
 
@@ -43,7 +41,7 @@ from fce.errors import LearnError
 from fce.features import SIMILARITY_THRESHOLD, index_of
 from fce.kinds import DetectionMode, Rules
 from fce.layouts import LAYOUT_DISTANCE, MIN_LAYOUT_PAGES, canonical_order, group_pages, page_paths
-from fce.metadata import extract_metadata
+from fce.metadata import extract_metadata, raw_title
 from fce.names import noise_named
 from fce.parse import Page
 from fce.template import LearnParams, NoiseBlock, SiteTemplates, Template
@@ -409,19 +407,7 @@ def _heads(page: Page) -> tuple[str | None, str | None]:
     if html is None:
         title = page.root.findtext(".//title")
         return None, (" ".join(title.split()) or None if title else None)
-    return extract_metadata(html, url=page.url, read_body=False).title, _raw_title(html)
-
-
-#: A ``<title>`` element. Its start tag holds no ``<`` and the quantifiers are possessive, so that each ``<title``
-#: is read up to the next ``<`` at most: with ``[^>]*`` a head of many ``<title`` and no ``>`` took quadratic time
-#: (8,000 of them 0.23 s, a megabyte of them minutes); the same titles on all 3,231 evaluation pages.
-_TITLE = re.compile(r"<title[^<>]*+>([^<]*+)</title", re.IGNORECASE)
-
-
-def _raw_title(html: str) -> str | None:
-    found = _TITLE.search(html, 0, TITLE_SEARCH_CHARS)
-    title = " ".join(unescape(found.group(1)).split()) if found else ""
-    return title or None
+    return extract_metadata(html, url=page.url, read_body=False).title, raw_title(html, TITLE_SEARCH_CHARS)
 
 
 def _comparable(text: str) -> str:

@@ -75,6 +75,7 @@ __all__ = [
     "extract_metadata",
     "normalize_date",
     "normalize_language",
+    "raw_title",
     "split_authors",
 ]
 
@@ -204,6 +205,9 @@ _META = re.compile(
     rf"<[mM][eE][tT][aA](?i:\s++(?:{_SKIP}{_KEY}\s*=\s*{_V}\s++{_SKIP}content\s*=\s*{_V}"
     rf"|{_SKIP}content\s*=\s*{_V}\s++{_SKIP}{_KEY}\s*=\s*{_V}))"
 )
+#: A ``<title>`` element (the head's title, and :func:`raw_title` for learning). Its start tag holds no ``<`` and the
+#: quantifiers are possessive, so that each ``<title`` is read up to the next ``<`` at most: with ``[^>]*`` a head
+#: of many ``<title`` and no ``>`` took quadratic time (8,000 of them 0.23 s, a megabyte of them minutes).
 _TITLE = re.compile(r"<[tT][iI][tT][lL][eE]\b(?i:[^<>]*+>([^<]*+)</title)")
 _HTML_TAG = re.compile(r"<[hH][tT][mM][lL]\b[^<>]*+>")
 _LANG = re.compile(rf"\s(?:xml:)?lang\s*=\s*{_Q}", re.IGNORECASE)
@@ -512,6 +516,14 @@ def _scan_head(text: str | bytes, end: int) -> tuple[dict[str, _Keyed], str | No
     match = syntax["html_tag"].search(text, 0, min(end, HTML_TAG_SEARCH_CHARS))
     match = syntax["lang"].search(match.group(0)) if match else None
     return fields, title, _decoded(match.group(1)).strip("\"'") if match else None
+
+
+def raw_title(html: str, stop: int) -> str | None:
+    """The text of the first ``<title>`` in ``html[:stop]`` as the page wrote it, site name and all (entities
+    decoded, whitespace collapsed); None where there is none. (Linear: see _TITLE.)"""
+    match = _TITLE.search(html, 0, stop)
+    title = " ".join(html_lib.unescape(match.group(1)).split()) if match else ""
+    return title or None
 
 
 def _meta_keys(key: str) -> list[str]:

@@ -17,6 +17,7 @@ from fce.metadata import (
     extract_metadata,
     normalize_date,
     normalize_language,
+    raw_title,
     split_authors,
 )
 
@@ -667,3 +668,11 @@ def test_an_author_of_many_at_signs_is_read_in_linear_time(value: str) -> None:
 def test_e_mail_addresses_are_not_authors() -> None:
     assert split_authors(["Jane Doe jane.doe@news.example.org", "John Roe (john@x.co.uk)"]) == ("Jane Doe",
                                                                                                "John Roe")
+
+
+def test_the_raw_title_is_found_in_linear_time() -> None:
+    assert raw_title('<html><head><title lang="en">A &amp; B</title>', 1 << 20) == "A & B"
+    for head in ("<title" * 50_000, "<title" * 50_000 + ">", "<title>" * 50_000):
+        started = time.perf_counter()
+        assert raw_title("<html><head>" + head, 1 << 20) is None
+        assert time.perf_counter() - started < 5  # (quadratic, the first took minutes)
