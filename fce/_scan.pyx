@@ -1,6 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
-"""Byte scans of :mod:`fce.parse`, compiled (optional accelerator): the checks a page's bytes pass before they are
-handed to libxml2 as they are (``fce.parse._parse_from_bytes``), in fewer passes and without a copy.
+"""Byte scans of :mod:`fce.parse` and :mod:`fce.metadata`, compiled (optional accelerator): the checks a page's
+bytes pass before they are handed to libxml2 as they are (``fce.parse._parse_from_bytes``), in fewer passes and
+without a copy, and the metadata's searches of the markup.
 
 :func:`scan` answers what the byte-level parse needs of every byte: whether the bytes are strict UTF-8 (then the
 page is read as UTF-8, without the windows-1252 fallback), hold no NUL and no control character in a prefix, and
@@ -28,7 +29,15 @@ the bytes comparing each place with the needle's last byte (2–4 bytes a nanose
 the needle's two rarest bytes stand are tested a chunk at a time (about 20 bytes a nanosecond), a single byte is
 ``memchr``.
 
-``tests/test_parse.py`` checks each against its Python version in ``fce.parse`` (``find``: against ``bytes.find``)
+:func:`find_caseless` is the same search with the needle's ASCII letters in either case (a byte ORed with 0x20
+compared with the lowercase letter; any other byte compared as it is): :mod:`fce.metadata` finds the head's tags
+with it (``</head``, ``<meta``, ``<title``), where a regular expression's search stepped through every ``<`` of the
+head (about a byte a nanosecond). :func:`meta_pairs` is ``fce.metadata._META.findall`` (each ``<meta>``'s key and
+content) tried where :func:`find_caseless` finds ``<meta``, and followed in C, its lazy skips of other attributes
+taken one more at a time as the regex backtracks (the pattern cost about 0.4 µs a tag).
+
+``tests/test_parse.py`` checks each against its Python version in ``fce.parse`` (``find``: against ``bytes.find``;
+``find_caseless``: against re's caseless search of the needle; ``meta_pairs``: against ``fce.metadata``'s pattern)
 and against ``bytes.decode`` and the regexes, on every byte around the chunk boundaries and on hypothesis-generated
 input.
 """
@@ -226,23 +235,13 @@ cdef inline bint _is_name(unsigned char c) noexcept nogil:
     return (b"a" <= (c | 0x20) <= b"z") or b"0" <= c <= b"9" or c == b"_" or c == b":" or c == b"." or c == b"-"
 
 
-cdef inline bint _ascii_caseless_at(const unsigned char* s, const char* lower, Py_ssize_t m) noexcept nogil:
-    """Whether the ``m`` bytes at ``s`` are ``lower`` (ASCII letters) in any case: a byte ORed with 0x20 is a
-    lowercase letter only if it is that letter in either case."""
-    cdef Py_ssize_t k
-    for k in range(m):
-        if (s[k] | 0x20) != <unsigned char>lower[k]:
-            return False
-    return True
-
-
 cdef Py_ssize_t _charset_name(const unsigned char* s, Py_ssize_t stop, Py_ssize_t r, Py_ssize_t* end) noexcept nogil:
     """Where ``charset\\s*=\\s*["']?\\s*([A-Za-z0-9_:.\\-]+)`` (ASCII letters in any case) matching at ``r`` has
     its name (and, in ``end``, where the name ends), or -1. Every repeat is greedy and no backtracking can help: a
     repeat never holds what follows it, and giving back the optional quote leaves a quote where the name must
     start."""
     cdef Py_ssize_t t = r + 7
-    if t > stop or not _ascii_caseless_at(s + r, b"charset", 7):
+    if t > stop or not _same_at(s + r, <const unsigned char*>b"charset", 7, True):
         return -1
     while t < stop and _is_space(s[t]):
         t += 1
@@ -282,7 +281,7 @@ def meta_charset(const unsigned char[::1] data not None, Py_ssize_t stop):
             if at is NULL:
                 break
             p = <const unsigned char*>at - s
-            if p + 5 < stop and _ascii_caseless_at(s + p + 1, b"meta", 4):
+            if p + 5 < stop and _same_at(s + p + 1, <const unsigned char*>b"meta", 4, True):
                 r = p + 5  # [^>]+? : one more byte (not ">") before each try
                 while r < stop and s[r] != b">":
                     r += 1
@@ -317,33 +316,54 @@ _rank_bytes()
 
 
 cdef Py_ssize_t _find_pair(const unsigned char* s, Py_ssize_t start, Py_ssize_t stop, const unsigned char* p,
-                           Py_ssize_t m) noexcept nogil:
-    """Where the ``m`` bytes at ``p`` (2 ≤ m ≤ stop - start) first occur in ``s[start:stop]``, or -1: the
+                           Py_ssize_t m, bint caseless) noexcept nogil:
+    """Where the ``m`` bytes at ``p`` (1 ≤ m ≤ stop - start) first occur in ``s[start:stop]``, or -1: the
     positions where the needle's two rarest bytes stand at their offsets are found CHUNK at a time (a test the
-    compiler vectorises), then compared whole."""
+    compiler vectorises), then compared whole. ``caseless``: the needle's letters (``p`` lowercase) in either case
+    (a byte ORed with _fold of the needle's byte)."""
     cdef Py_ssize_t k, i1 = 0, i2 = -1, pos = start, last = stop - m  # (the last place the needle can start)
-    cdef unsigned char b1, b2, hit
+    cdef unsigned char b1, b2, f1 = 0, f2 = 0, hit
     for k in range(1, m):
         if _COMMONNESS[p[k]] < _COMMONNESS[p[i1]]:
             i1 = k
     for k in range(m):
         if k != i1 and (i2 < 0 or _COMMONNESS[p[k]] < _COMMONNESS[p[i2]]):
             i2 = k
+    if i2 < 0:
+        i2 = i1  # (a needle of one byte)
     b1, b2 = p[i1], p[i2]
+    if caseless:
+        f1, f2 = _fold(b1), _fold(b2)
     while pos + CHUNK <= last + 1:
         hit = 0
         for k in range(CHUNK):
-            hit |= (s[pos + k + i1] == b1) & (s[pos + k + i2] == b2)
+            hit |= ((s[pos + k + i1] | f1) == b1) & ((s[pos + k + i2] | f2) == b2)
         if hit:
             for k in range(pos, pos + CHUNK):
-                if s[k + i1] == b1 and s[k + i2] == b2 and memcmp(s + k, p, m) == 0:
+                if (s[k + i1] | f1) == b1 and (s[k + i2] | f2) == b2 and _same_at(s + k, p, m, caseless):
                     return k
         pos += CHUNK
     while pos <= last:
-        if s[pos + i1] == b1 and s[pos + i2] == b2 and memcmp(s + pos, p, m) == 0:
+        if (s[pos + i1] | f1) == b1 and (s[pos + i2] | f2) == b2 and _same_at(s + pos, p, m, caseless):
             return pos
         pos += 1
     return -1
+
+
+cdef inline unsigned char _fold(unsigned char lower) noexcept nogil:
+    """What to OR a byte with before comparing it with ``lower``: 0x20 for a letter (a byte ORed with 0x20 is a
+    lowercase letter only if it is that letter in either case), 0 for any other byte (0x1C ORed with 0x20 is "<")."""
+    return 0x20 if b"a" <= lower <= b"z" else 0
+
+
+cdef inline bint _same_at(const unsigned char* s, const unsigned char* p, Py_ssize_t m, bint caseless) noexcept nogil:
+    cdef Py_ssize_t k
+    if not caseless:
+        return memcmp(s, p, m) == 0
+    for k in range(m):
+        if (s[k] | _fold(p[k])) != p[k]:
+            return False
+    return True
 
 
 def find(bytes data not None, bytes needle not None, Py_ssize_t start, Py_ssize_t stop):
@@ -362,4 +382,142 @@ def find(bytes data not None, bytes needle not None, Py_ssize_t start, Py_ssize_
     if m == 1:
         at = memchr(s + start, (<const unsigned char*><const char*>needle)[0], stop - start)
         return -1 if at is NULL else <const unsigned char*>at - s
-    return _find_pair(s, start, stop, <const unsigned char*><const char*>needle, m)  # (too short to release the GIL)
+    return _find_pair(s, start, stop, <const unsigned char*><const char*>needle, m, False)  # (too short to release the GIL)
+
+
+def find_caseless(bytes data not None, bytes needle not None, Py_ssize_t start, Py_ssize_t stop):
+    """:func:`find` with ASCII letters in either case: where ``needle`` (its letters lowercase) first occurs in
+    ``data[start:stop]`` with its letters in any case, or -1 — what ``re.compile(re.escape(needle),
+    re.IGNORECASE).search(data, start, stop)`` finds (``fce.metadata`` finds tags with it: ``<meta``, ``</head``)."""
+    cdef Py_ssize_t n = len(data), m = len(needle)
+    cdef const unsigned char* p = <const unsigned char*><const char*>needle
+    cdef Py_ssize_t k
+    for k in range(m):
+        if b"A" <= p[k] <= b"Z":
+            raise ValueError(f"the needle's letters must be lowercase: {needle!r}")
+    if start < 0 or stop < 0 or m == 0:
+        raise ValueError("find_caseless takes a needle and bounds of 0 or more")
+    if stop > n:
+        stop = n
+    if stop - start < m:
+        return -1
+    return _find_pair(<const unsigned char*><const char*>data, start, stop, p, m, True)
+
+
+# -- the head's <meta> keys and contents (fce.metadata._META, compiled) ------------------------------------------------
+
+
+cdef inline Py_ssize_t _spaces(const unsigned char* s, Py_ssize_t p, Py_ssize_t stop) noexcept nogil:
+    while p < stop and _is_space(s[p]):
+        p += 1
+    return p
+
+
+cdef inline bint _word_at(const unsigned char* s, Py_ssize_t p, Py_ssize_t stop, const char* word,
+                          Py_ssize_t m) noexcept nogil:
+    return p + m <= stop and _same_at(s + p, <const unsigned char*>word, m, True)
+
+
+cdef Py_ssize_t _skip_token(const unsigned char* s, Py_ssize_t p, Py_ssize_t stop) noexcept nogil:
+    """One more attribute skipped (``(?:[^\\s<>]*+\\s++)``): where the next one starts, or -1 (none: a ``<`` or
+    ``>`` or the end comes first)."""
+    while p < stop and not (_is_space(s[p]) or s[p] == b"<" or s[p] == b">"):
+        p += 1
+    if p >= stop or not _is_space(s[p]):
+        return -1
+    return _spaces(s, p, stop)
+
+
+cdef Py_ssize_t _attribute(const unsigned char* s, Py_ssize_t p, Py_ssize_t stop, bint key,
+                           Py_ssize_t* value) noexcept nogil:
+    """``name|property|itemprop|http-equiv`` (``key``) or ``content``, then ``\\s*=\\s*`` and a value (quoted or bare)
+    at ``p``: the position after it, its text's bounds in ``value[0:2]``; -1 where none is there."""
+    cdef Py_ssize_t q = -1
+    cdef const void* at
+    cdef unsigned char c
+    if key:
+        if _word_at(s, p, stop, b"name", 4):
+            q = p + 4
+        elif _word_at(s, p, stop, b"property", 8) or _word_at(s, p, stop, b"itemprop", 8):
+            q = p + 8
+        elif _word_at(s, p, stop, b"http-equiv", 10):
+            q = p + 10
+    elif _word_at(s, p, stop, b"content", 7):
+        q = p + 7
+    if q < 0:
+        return -1
+    q = _spaces(s, q, stop)
+    if q >= stop or s[q] != b"=":
+        return -1
+    q = _spaces(s, q + 1, stop)
+    if q >= stop:
+        return -1
+    c = s[q]
+    if c == b'"' or c == b"'":
+        at = memchr(s + q + 1, c, stop - q - 1)
+        if at is NULL:
+            return -1
+        value[0], value[1] = q + 1, <const unsigned char*>at - s
+        return value[1] + 1
+    p = q
+    while q < stop and not (_is_space(s[q]) or s[q] == b'"' or s[q] == b"'" or s[q] == b"<" or s[q] == b">"):
+        q += 1
+    if q == p:
+        return -1
+    value[0], value[1] = p, q
+    return q
+
+
+cdef Py_ssize_t _meta_pair(const unsigned char* s, Py_ssize_t p, Py_ssize_t stop, bint key_first,
+                           Py_ssize_t max_skipped, Py_ssize_t* spans) noexcept nogil:
+    """One alternative of the pattern after ``<meta\\s++`` at ``p``: the first attribute (key or content, as
+    ``key_first`` says) after the fewest skipped, then, after white space, the other after the fewest skipped (at
+    most ``max_skipped`` each) — as the lazy skips of the pattern backtrack. The end of the match or -1; the
+    values' bounds in ``spans[0:4]`` (first attribute's, second's)."""
+    cdef Py_ssize_t t = p, u, a, b, i, j
+    for i in range(max_skipped + 1):
+        if t < 0:
+            break
+        a = _attribute(s, t, stop, key_first, spans)
+        if a >= 0 and a < stop and _is_space(s[a]):
+            u = _spaces(s, a, stop)
+            for j in range(max_skipped + 1):
+                if u < 0:
+                    break
+                b = _attribute(s, u, stop, not key_first, spans + 2)
+                if b >= 0:
+                    return b
+                u = _skip_token(s, u, stop)
+        t = _skip_token(s, t, stop)
+    return -1
+
+
+def meta_pairs(bytes data not None, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t max_skipped):
+    """``fce.metadata._META.findall(data, start, stop)`` as (key, content) pairs — the ``<meta>`` tags of a head that
+    have a ``name``, ``property``, ``itemprop`` or ``http-equiv`` and a ``content``, in either order, read as the
+    pattern reads them (its lazy skips of other attributes, a white-space-separated token at a time, at most
+    ``max_skipped``: ``fce.metadata.META_MAX_SKIPPED``, which the pattern holds)."""
+    cdef Py_ssize_t n = len(data), pos, p, end
+    cdef const unsigned char* s = <const unsigned char*><const char*>data
+    cdef Py_ssize_t spans[4]
+    cdef list found = []
+    if start < 0 or stop < 0 or max_skipped < 0:
+        raise ValueError("meta_pairs takes bounds and a number of skips of 0 or more")
+    if stop > n:
+        stop = n
+    pos = _find_pair(s, start, stop, <const unsigned char*>b"<meta", 5, True) if stop - start >= 5 else -1
+    while pos >= 0:
+        end = -1
+        p = pos + 5
+        if p < stop and _is_space(s[p]):
+            p = _spaces(s, p, stop)
+            end = _meta_pair(s, p, stop, True, max_skipped, spans)
+            if end >= 0:
+                found.append((data[spans[0]:spans[1]], data[spans[2]:spans[3]]))
+            else:
+                end = _meta_pair(s, p, stop, False, max_skipped, spans)
+                if end >= 0:
+                    found.append((data[spans[2]:spans[3]], data[spans[0]:spans[1]]))
+        p = end if end >= 0 else pos + 1
+        pos = _find_pair(s, p, stop, <const unsigned char*>b"<meta", 5, True) if stop - p >= 5 else -1
+    return found

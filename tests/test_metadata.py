@@ -4,12 +4,14 @@ authors, titles, languages) as tables, hostile inputs, and a property: any text 
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fce import metadata
 from fce.metadata import (
     BODY_SCAN_CHARS,
     Metadata,
@@ -540,6 +542,36 @@ def test_clean_title(title: str, site: str | None, host: str | None, expected: s
     assert clean_title(title, site, host) == expected
 
 
+#: The separator pattern as written for any white space: the oracle of the one fce reads normalised titles with.
+ANY_SPACE_SEPARATOR = re.compile(r"\s+[|\-–—·•»~/]\s+|\s+::\s+|\s*\|\s*")
+
+
+@given(st.lists(st.sampled_from(["a", "Site", " ", "  ", "\t", "\n", "\u00a0", "\x1c", "|", "-", "–", "—", "·",
+                                 "•", "»", "~", "/", ":", "::", "_", "07.12.2017"]), max_size=16))
+@settings(max_examples=1000, deadline=None)
+def test_titles_split_where_the_separator_pattern_splits_them(pieces: list[str]) -> None:
+    # clean_title reads a title whose white space it made single spaces, with a pattern written for that
+    title = " ".join("".join(pieces).split())
+    assert metadata._TITLE_SEPARATOR.split(title) == ANY_SPACE_SEPARATOR.split(title)
+
+
+def test_tags_are_found_in_any_case_in_the_text_and_in_the_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the head's tags are found by their name in either case (fce/_scan.pyx compiled, else a caseless search)
+    head = ('<TITLE>Shouted headline of the day - Site</TITLE><META NAME="Description" CONTENT="A page in capitals">'
+            '<Meta Property="og:site_name" Content="Site"><meta name="author" content="Jane Doe"><header>x</header>')
+    html = (f'<!DOCTYPE html><HTML LANG="de"><HEAD>{head}</Head><BODY><H1>Shouted headline</H1>'
+            f'<P>{"A first paragraph long enough to be an excerpt. " * 3}</P></BODY></HTML>')
+    expected = Metadata(title="Shouted headline of the day", authors=("Jane Doe",), language="de", site_name="Site",
+                        description="A page in capitals")
+    assert extract_metadata(html) == expected
+    assert extract_metadata(html.encode(), linked_data=[]) == expected
+    assert raw_title(html, len(html)) == "Shouted headline of the day - Site"
+    no_head = "<p>No head, no body: the head is the page's first characters</p><META name=author content='Jo Roe'>"
+    assert extract_metadata(no_head).authors == extract_metadata(no_head.encode()).authors == ("Jo Roe",)
+    monkeypatch.setitem(metadata._SYNTAX[bytes], "ifind", metadata._search_caseless)  # the fallback's search
+    assert extract_metadata(html.encode(), linked_data=[]) == expected
+
+
 @pytest.mark.parametrize(("value", "expected"), [
     ("en", "en"), ("EN", "en"), ("en-us", "en-US"), ("en_US", "en-US"), ("pt-br", "pt-BR"),
     ("zh-hans-cn", "zh-Hans-CN"), ("es-419", "es-419"), ("x-default", None), ("*", None), ("", None),
@@ -572,13 +604,16 @@ HOSTILE = {
     "10 MB page": "<html><head><title>x</title></head><body>" + "<p>hello world, again</p>" * 400_000,
     "surrogates": "<title>\ud800 a \udfff</title>",
     "byline spaces": '<body><div class="byline">' + " " * 100_000 + "x</div>",
+    "many keys, no content": "<html><head><meta " + "name=a " * 100_000 + "></head>",
 }
 
 
+@pytest.mark.parametrize("as_bytes", [False, True])
 @pytest.mark.parametrize("name", list(HOSTILE))
-def test_hostile_input_is_bounded_and_never_raises(name: str) -> None:
+def test_hostile_input_is_bounded_and_never_raises(name: str, as_bytes: bool) -> None:
+    html: str | bytes = HOSTILE[name].encode("utf-8", "surrogatepass") if as_bytes else HOSTILE[name]
     start = time.perf_counter()
-    meta = extract_metadata(HOSTILE[name], url="https://example.com/x")
+    meta = extract_metadata(html, url="https://example.com/x")
     assert isinstance(meta, Metadata)
     assert time.perf_counter() - start < HOSTILE_LIMIT
 

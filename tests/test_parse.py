@@ -457,6 +457,97 @@ def test_the_compiled_find_is_bytes_find():
     with pytest.raises(TypeError):
         find("text", b"t", 0, 4)
 
+def test_the_compiled_caseless_find_is_the_caseless_search():
+    # fce.metadata finds the head's tags with it (<meta, </head, <title): what re's ASCII-caseless search finds
+    find = pytest.importorskip("fce._scan").find_caseless
+
+    def search(data: bytes, needle: bytes, start: int, stop: int) -> int:
+        match = re.compile(re.escape(needle), re.IGNORECASE).search(data, start, stop)
+        return -1 if match is None else match.start()
+
+    for needle in (b"<meta", b"</head", b"<p", b"a", b"<", b"ab" * 70, b"\x00\xff"):
+        for written in {needle, needle.upper(), needle.title(), needle.swapcase()}:
+            for pad in PADDINGS:
+                for tail in (b"", b"x", b"x" * 130):
+                    data = b"a" * pad + written + tail
+                    for start in (0, 1, pad, pad + 1):
+                        for stop in (0, pad + len(needle) - 1, pad + len(needle), len(data), len(data) + 5):
+                            assert find(data, needle, start, stop) == search(data, needle, start, stop), (
+                                written, pad, tail, start, stop)
+    # only letters fold: 0x1C ORed with 0x20 is "<", "@" ORed with 0x20 is "`"
+    assert find(b"\x1cmeta <META", b"<meta", 0, 11) == 6
+    assert find(b"`x@x", b"@x", 0, 4) == 2
+
+    pieces = st.sampled_from([b"<", b"m", b"M", b"eta", b"ETA", b"<meta", b"<MeTa", b"\x1c", b" ", b"\xc3\xa9",
+                              b"x" * 100, b"\x00"])
+
+    @given(st.lists(pieces, max_size=12), st.sampled_from([b"<meta", b"</head", b"<body", b"m", b"eta"]),
+           st.integers(0, 400), st.integers(0, 500))
+    @settings(max_examples=1500, deadline=None)
+    def agrees(parts, needle, start, stop):
+        data = b"".join(parts)
+        assert find(data, needle, start, stop) == search(data, needle, start, stop)
+
+    agrees()
+    with pytest.raises(ValueError, match="lowercase"):
+        find(b"<META", b"<META", 0, 5)
+    with pytest.raises(ValueError):
+        find(b"<meta", b"<meta", -1, 5)
+
+
+def test_the_compiled_meta_scan_reads_what_the_metadata_pattern_reads():
+    # fce.metadata's head scan: _META.findall's key and content of each <meta>, followed in C
+    meta_pairs = pytest.importorskip("fce._scan").meta_pairs
+    from fce import metadata
+
+    skips = metadata.META_MAX_SKIPPED
+
+    def pattern(data: bytes, start: int, stop: int) -> list[tuple[bytes, bytes]]:
+        syntax = metadata._SYNTAX[bytes]
+        return [(k1 or k2 or k3 or j1 or j2 or j3, v1 or v2 or v3 or w1 or w2 or w3)
+                for k1, k2, k3, v1, v2, v3, w1, w2, w3, j1, j2, j3 in syntax["meta"].findall(data, start, stop)]
+
+    for data, expected in [
+        (b'<meta name="a" content="b">', [(b"a", b"b")]),
+        (b"<META CONTENT='x' PROPERTY=og:title><Meta\tHttp-Equiv = refresh\ncontent=\"5\">",
+         [(b"og:title", b"x"), (b"refresh", b"5")]),
+        (b'<meta charset="utf-8"><meta name="a"><meta content="b"><metadata name="a" content="b">', []),
+        (b'<meta data-x="1" name="a" lang=en content="b">', [(b"a", b"b")]),
+        (b'<meta content="a name=b" property="c">', [(b"c", b"a name=b")]),  # the skips split quoted values
+        (b'<meta name="a" content="b<meta name=c content=d>">', [(b"a", b"b<meta name=c content=d>")]),
+        (b'<meta name="unclosed content="b">', []),
+        (b'<meta itemprop="" content="">', [(b"", b"")]),
+    ]:
+        assert pattern(data, 0, len(data)) == expected, data
+        assert meta_pairs(data, 0, len(data), skips) == expected, data
+        for stop in range(len(data) + 2):
+            assert meta_pairs(data, 0, stop, skips) == pattern(data, 0, stop), (data, stop)
+    # the skips are bounded as the pattern bounds them (unbounded, a tag of many keys took quadratic time)
+    for n in (skips - 1, skips, skips + 1, 3 * skips):
+        for data in (b"<meta " + b"x=1 " * n + b'name="a" content="b">', b'<meta name="a" ' + b"x " * n + b"content=b>",
+                     b"<meta " + b"name=a " * n + b"content=b>"):
+            assert meta_pairs(data, 0, len(data), skips) == pattern(data, 0, len(data)), (n, data[:40])
+    data = b"<head><meta " + b"name=a " * 100_000 + b"></head>"
+    started = time.perf_counter()
+    assert meta_pairs(data, 0, len(data), skips) == pattern(data, 0, len(data)) == []
+    assert time.perf_counter() - started < 2.0
+
+    pieces = st.sampled_from([b"<meta", b"<META", b"<MeTa", b" ", b"\t", b"\n", b"\x0b", b"name", b"NAME",
+                              b"property", b"itemprop", b"http-equiv", b"content", b"CONTENT", b"=", b" = ", b'"',
+                              b"'", b'"x y"', b"'a'", b"og:title", b"x", b"<", b">", b"/>", b"\xc3\xa9",
+                              b"\x1c"])
+
+    @given(st.lists(pieces, max_size=24), st.integers(0, 40), st.integers(0, 200))
+    @settings(max_examples=3000, deadline=None)
+    def agrees(parts, start, stop):
+        data = b"".join(parts)
+        assert meta_pairs(data, start, stop, skips) == pattern(data, start, stop)
+
+    agrees()
+    with pytest.raises(ValueError):
+        meta_pairs(b"<meta", -1, 5, skips)
+
+
 def test_the_compiled_scans_are_built():
     # like the compiled segmentation (tests/test_blocks.py): the suite must not quietly test the fallback only
     import os
