@@ -63,6 +63,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
+from functools import partial
 from typing import Any
 from urllib.parse import urljoin
 
@@ -284,11 +285,8 @@ _SYNTAX[str]["ifind"] = _search_caseless
 _SYNTAX[bytes]["ifind"] = _search_caseless if _SCAN is None else _SCAN.find_caseless
 
 
-def _meta_pairs(text: Any, start: int, stop: int, max_skipped: int = META_MAX_SKIPPED) -> list[tuple[Any, Any]]:
-    """The key and the content of each ``<meta>`` that _META matches in ``text[start:stop]``, in order
-    (``max_skipped``: the compiled version's bound, which _META holds)."""
-    if max_skipped != META_MAX_SKIPPED:
-        raise ValueError(f"_META skips at most {META_MAX_SKIPPED} attributes")
+def _meta_pairs(text: Any, start: int, stop: int) -> list[tuple[Any, Any]]:
+    """The key and the content of each ``<meta>`` that _META matches in ``text[start:stop]``, in order."""
     syntax = _SYNTAX[type(text)]
     return [(k1 or k2 or k3 or j1 or j2 or j3, v1 or v2 or v3 or w1 or w2 or w3)
             for k1, k2, k3, v1, v2, v3, w1, w2, w3, j1, j2, j3
@@ -297,10 +295,11 @@ def _meta_pairs(text: Any, start: int, stop: int, max_skipped: int = META_MAX_SK
 
 #: The same, compiled for the bytes where built (fce/_scan.pyx: the pattern followed in C, its lazy skips as it
 #: backtracks): matching the pattern at each tag, about 0.4 µs a tag, and taking its twelve groups apart were half
-#: of the head's time. With the caseless find, the metadata of the 3,231 evaluation pages is the same and takes 0.88×
-#: the time at the median page, 0.86× summed (old and new compiled, alternating in one process).
+#: of the head's time. With the caseless find, the metadata of the 3,231 evaluation pages is the same and takes
+#: 0.88–0.90× the time at the median page, 0.85–0.87× summed (old and new compiled, alternating in one process).
 _SYNTAX[str]["meta_pairs"] = _meta_pairs
-_SYNTAX[bytes]["meta_pairs"] = _meta_pairs if _SCAN is None else _SCAN.meta_pairs
+_SYNTAX[bytes]["meta_pairs"] = (_meta_pairs if _SCAN is None  # (the bound of the skips, which _META holds)
+                                else partial(_SCAN.meta_pairs, max_skipped=META_MAX_SKIPPED))
 
 # --- authors -----------------------------------------------------------------------------------------------------
 #: A name as most pages write it, which needs no cleaning: two to four capitalised words, not starting with "By".
@@ -534,16 +533,11 @@ def _tag_match(text: Any, needle: Any, pattern: re.Pattern[Any], start: int, sto
 
 def _tag_matches(text: Any, needle: Any, pattern: re.Pattern[Any], start: int, stop: int) -> list[Any]:
     """``pattern.findall(text, start, stop)`` (a pattern of several groups, never empty) in the same way."""
-    find = _SYNTAX[type(text)]["ifind"]
     found = []
-    pos = find(text, needle, start, stop)
-    while pos >= 0:
-        match = pattern.match(text, pos, stop)
-        if match is None:
-            pos = find(text, needle, pos + 1, stop)
-        else:
-            found.append(match.groups())
-            pos = find(text, needle, match.end(), stop)
+    match = _tag_match(text, needle, pattern, start, stop)
+    while match is not None:
+        found.append(match.groups())
+        match = _tag_match(text, needle, pattern, match.end(), stop)
     return found
 
 
@@ -555,7 +549,7 @@ def _scan_head(text: str | bytes, end: int) -> tuple[dict[str, _Keyed], str | No
     syntax = _SYNTAX[type(text)]
     raw = not isinstance(text, str)
     found: dict[str, dict[str, list[str]]] = {}
-    for key, value in syntax["meta_pairs"](text, 0, end, META_MAX_SKIPPED):
+    for key, value in syntax["meta_pairs"](text, 0, end):
         if raw:
             key = key.decode("utf-8", "replace")
         where = _FIELD_OF.get(key)
